@@ -1,0 +1,25 @@
+// firstfault: tells why a distributed training job failed.
+#include <cstdio>
+#include <exception>
+
+#include "cli/commands.h"
+#include "pipeline/analyze.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"firstfault: finds the first fault of a failed GPU training job"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("firstfault 0.1.0 (") + ff::kEngineVersion + ")");
+  int exit_code = ff::cli::kExitDiagnosed;
+  ff::cli::add_analyze_command(app, exit_code);
+  ff::cli::add_rules_command(app, exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : ff::cli::kExitUsage;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "firstfault: internal error: %s\n", e.what());
+    return ff::cli::kExitInternal;
+  }
+  return exit_code;
+}

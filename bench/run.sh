@@ -1,0 +1,277 @@
+#!/usr/bin/env bash
+# firstfault benchmark: `firstfault analyze` on one large synthetic incident, side by side with a
+# grep baseline over the same files. A benchmark, not a test: it prints figures and target
+# checks, and exits 0 even when a target is missed. See bench/README.md.
+#
+#   bench/run.sh [BUILD_DIR=build] [--nodes N] [--lines N] [--seed N] [--runs N] [--keep]
+#
+# Environment (optional):
+#   FIRSTFAULT=path     binary to measure instead of BUILD_DIR/agent/firstfault (not built)
+#   FF_BENCH_GEN=path   generator to use instead of BUILD_DIR/bench/ff_bench_gen (not built)
+#   FF_BENCH_DIR=path   work directory (default: ${TMPDIR:-/tmp}/firstfault-bench-n<N>-l<N>-s<N>)
+set -uo pipefail
+
+usage() {
+  sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
+  exit "${1:-0}"
+}
+
+die() {
+  echo "bench: $*" >&2
+  exit 1
+}
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$repo" || die "cannot cd to $repo"
+
+build_dir=build
+nodes=512
+lines=5000000
+seed=1
+runs=3
+keep=0
+positional=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -h | --help) usage 0 ;;
+    --nodes) nodes=${2:?--nodes needs a value}; shift ;;
+    --nodes=*) nodes=${1#*=} ;;
+    --lines) lines=${2:?--lines needs a value}; shift ;;
+    --lines=*) lines=${1#*=} ;;
+    --seed) seed=${2:?--seed needs a value}; shift ;;
+    --seed=*) seed=${1#*=} ;;
+    --runs) runs=${2:?--runs needs a value}; shift ;;
+    --runs=*) runs=${1#*=} ;;
+    --keep) keep=1 ;;
+    -*) echo "bench: unknown option $1" >&2; usage 2 ;;
+    *)
+      [ $positional -eq 0 ] || { echo "bench: unexpected argument $1" >&2; usage 2; }
+      build_dir=${1#BUILD_DIR=}
+      positional=1
+      ;;
+  esac
+  shift
+done
+for v in nodes lines seed runs; do
+  [[ ${!v} =~ ^[0-9]+$ ]] || die "--$v must be a non-negative integer, got '${!v}'"
+done
+[ "$runs" -ge 1 ] || die "--runs must be at least 1"
+
+ff=${FIRSTFAULT:-$build_dir/agent/firstfault}
+gen=${FF_BENCH_GEN:-$build_dir/bench/ff_bench_gen}
+
+# --- timing tool -----------------------------------------------------------------------------
+timer=/usr/bin/time
+if [ ! -x "$timer" ]; then
+  echo "bench: /usr/bin/time is missing (Debian package 'time')." >&2
+  if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "bench: running as root: apt-get install -y time" >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null 2>&1 ||
+      { apt-get update -qq >/dev/null 2>&1 &&
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null 2>&1; }
+  fi
+  if [ ! -x "$timer" ]; then
+    echo "bench: falling back to bash's time (TIMEFORMAT): wall time only, no peak RSS." >&2
+    timer=""
+  fi
+fi
+
+# --- build -----------------------------------------------------------------------------------
+targets=()
+[ -n "${FF_BENCH_GEN:-}" ] || targets+=(ff_bench_gen)
+[ -n "${FIRSTFAULT:-}" ] || targets+=(firstfault)
+build_ok=1
+if [ ${#targets[@]} -gt 0 ]; then
+  # Configure when there is no cache, or when an earlier configure failed to write a build system.
+  if [ ! -f "$build_dir/CMakeCache.txt" ] ||
+    { [ ! -f "$build_dir/Makefile" ] && [ ! -f "$build_dir/build.ninja" ]; }; then
+    echo "bench: $build_dir is not configured; cmake -S . -B $build_dir -DCMAKE_BUILD_TYPE=Release" >&2
+    cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release >&2 || build_ok=0
+  fi
+  if [ $build_ok -eq 1 ]; then
+    echo "bench: cmake --build $build_dir --target ${targets[*]}" >&2
+    cmake --build "$build_dir" --target "${targets[@]}" >&2 || build_ok=0
+  fi
+fi
+if [ ! -x "$ff" ]; then
+  cat >&2 <<EOF
+bench: no firstfault binary at $ff
+bench: the engine has not been built yet (or the build failed above); nothing to measure.
+bench: build it first, or point FIRSTFAULT=/path/to/firstfault at one.
+EOF
+  exit 2
+fi
+[ $build_ok -eq 1 ] || die "the build failed; not measuring a possibly stale $ff"
+[ -x "$gen" ] || die "no generator at $gen (cmake --build $build_dir --target ff_bench_gen)"
+
+# --- incident --------------------------------------------------------------------------------
+work=${FF_BENCH_DIR:-${TMPDIR:-/tmp}/firstfault-bench-n$nodes-l$lines-s$seed}
+work_existed=0
+[ -d "$work" ] && work_existed=1
+mkdir -p "$work" || die "cannot create $work"
+work=$(cd "$work" && pwd)
+incident=$work/incident
+stamp=$work/params
+gen_sum=$(cksum <bench/gen_incident.cpp | cut -d' ' -f1)
+want="nodes=$nodes lines=$lines seed=$seed gen_incident.cpp=$gen_sum"
+generated=0
+# shellcheck disable=SC2317  # invoked by the EXIT trap
+cleanup() {
+  rm -f -- "$work"/m.*
+  # The incident goes only if this run generated it and --keep was not given; a reused one
+  # stays where the earlier --keep run left it.
+  if [ "$keep" -eq 0 ] && [ "$generated" -eq 1 ]; then
+    rm -rf -- "$incident"
+    rm -f -- "$stamp" "$work/gen.log" "$work"/literals.* "$work/diagnosis.json"
+    [ "$work_existed" -eq 1 ] || rmdir -- "$work" 2>/dev/null
+  fi
+}
+trap cleanup EXIT
+
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -f "$incident/job.json" ]; then
+  echo "bench: reusing $incident ($want)" >&2
+  gen_note="reused from an earlier --keep run"
+else
+  generated=1
+  rm -rf -- "$incident"
+  rm -f -- "$stamp"
+  echo "bench: generating $incident ($nodes nodes, $lines lines, seed $seed)" >&2
+  t0=$(date +%s.%N)
+  "$gen" "$incident" --nodes "$nodes" --lines "$lines" --seed "$seed" 2>"$work/gen.log" ||
+    { cat "$work/gen.log" >&2; die "generation failed"; }
+  gen_note=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "generated in %.1f s", b - a }')
+  echo "$want" >"$stamp"
+  [ $keep -eq 1 ] && echo "bench: --keep: $work stays for the next run" >&2
+fi
+planted=$(awk '/root node/ { print $3; exit }' "$work/gen.log" 2>/dev/null)
+
+# Input size over exactly the files the grep baseline reads. Reading them also warms the page
+# cache, so every measured command starts from the same (warm) state.
+mapfile -d '' files < <(cd "$incident" && find nodes app cluster -type f -print0 | sort -z)
+in_files=${#files[@]}
+read -r in_lines in_bytes < <(cd "$incident" && cat -- "${files[@]}" | wc -lc)
+in_mb=$(awk -v b="$in_bytes" 'BEGIN { printf "%.1f", b / 1e6 }')
+
+# --- literals --------------------------------------------------------------------------------
+lit=$work/literals.txt
+ere=$work/literals.ere
+"$ff" rules literals 2>"$work/m.literals.err" | tr -d '\r' | grep -v '^$' >"$lit"
+[ -s "$lit" ] || { cat "$work/m.literals.err" >&2; die "'$ff rules literals' printed no literals"; }
+sed -e 's/[][\\.^$*+?(){}|]/\\&/g' "$lit" >"$ere"
+n_lit=$(wc -l <"$lit")
+
+# --- measuring -------------------------------------------------------------------------------
+# run_timed OUT_FILE STDOUT CMD...: runs CMD with stdout to STDOUT, appends "wall_s rss_kb rc"
+# to OUT_FILE. grep's stdout must not be /dev/null: GNU grep notices that and stops reading each
+# file at its first match (as with -q), which would make the baseline meaninglessly fast.
+# Wall time comes from bash's EPOCHREALTIME (microseconds; /usr/bin/time's %e has only 10 ms
+# resolution), peak RSS (max resident set size of CMD) from /usr/bin/time's %M.
+run_timed() {
+  local out=$1 so=$2 tf=$work/m.time ef=$work/m.err rc t0 t1
+  shift 2
+  if [ -n "$timer" ]; then
+    t0=$EPOCHREALTIME
+    "$timer" -f "%e %M" -o "$tf" "$@" >"$so" 2>"$ef"
+    rc=$?
+    t1=$EPOCHREALTIME
+    # The last line of -o is "%e %M" ("Command exited with non-zero status N" may precede it).
+    tail -n 1 "$tf" | awk -v a="$t0" -v b="$t1" -v rc="$rc" \
+      '{ printf "%.3f %s %s\n", (b != "" && a != "") ? b - a : $1, $2, rc }' >>"$out"
+  else
+    local TIMEFORMAT=%3R
+    { time "$@" >"$so" 2>"$ef"; } 2>"$tf"
+    rc=$?
+    echo "$(tail -n 1 "$tf") - $rc" >>"$out"
+  fi
+}
+
+analyze_cmd=("$ff" analyze "$incident" --format json)
+grep_e_cmd=(env LC_ALL=C grep -r -c -E -f "$ere" nodes app cluster)
+grep_f_cmd=(env LC_ALL=C grep -r -c -F -f "$lit" nodes app cluster)
+
+# One untimed run of each: the diagnosis to check, and the baseline's matching-line count.
+"${analyze_cmd[@]}" >"$work/diagnosis.json" 2>"$work/m.analyze.err"
+analyze_rc=$?
+matched=$(cd "$incident" && "${grep_e_cmd[@]}" | awk -F: '{ s += $NF } END { print s + 0 }')
+
+rm -f "$work"/m.analyze "$work"/m.grep_e "$work"/m.grep_f
+for ((i = 1; i <= runs; i++)); do
+  echo "bench: run $i/$runs" >&2
+  run_timed "$work/m.analyze" /dev/null "${analyze_cmd[@]}"
+  (cd "$incident" && run_timed "$work/m.grep_e" "$work/m.stdout" "${grep_e_cmd[@]}")
+  (cd "$incident" && run_timed "$work/m.grep_f" "$work/m.stdout" "${grep_f_cmd[@]}")
+done
+
+# median FILE COLUMN (1 = wall, 2 = rss); "-" when not measured.
+median() {
+  awk -v c="$2" '$c != "-" { print $c }' "$1" | sort -g |
+    awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else print v[int((NR + 1) / 2)] }'
+}
+rcs() { awk '{ print $3 }' "$1" | sort -u | paste -sd, -; }
+mib() { awk -v k="$1" 'BEGIN { if (k == "-") print "-"; else printf "%.1f", k / 1024 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; else print "n/a" }'; }
+
+a_wall=$(median "$work/m.analyze" 1)
+a_rss=$(median "$work/m.analyze" 2)
+e_wall=$(median "$work/m.grep_e" 1)
+e_rss=$(median "$work/m.grep_e" 2)
+f_wall=$(median "$work/m.grep_f" 1)
+f_rss=$(median "$work/m.grep_f" 2)
+
+# --- diagnosis check -------------------------------------------------------------------------
+named=""
+verdict=""
+if command -v python3 >/dev/null 2>&1; then
+  read -r verdict named < <(python3 - "$work/diagnosis.json" <<'PY'
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+except Exception as e:  # not JSON: report, do not crash
+    print("invalid-json -")
+    sys.exit(0)
+nodes = [str(rc.get("node", "")) for rc in d.get("root_causes", []) or []]
+print(d.get("verdict", "?"), ",".join(n for n in nodes if n) or "-")
+PY
+  )
+else
+  verdict=$(grep -o '"verdict": *"[^"]*"' "$work/diagnosis.json" | head -1 | sed 's/.*"\([^"]*\)"$/\1/')
+  named=$(sed -n 's/.*"root_causes": *\[\(.*\)/\1/p' "$work/diagnosis.json" |
+    grep -o '"node": *"[^"]*"' | sed 's/.*"\([^"]*\)"$/\1/' | paste -sd, -)
+  named=${named:--}
+fi
+
+# --- report ----------------------------------------------------------------------------------
+pass() { case "$1" in 1) echo "PASS" ;; -) echo "n/a (not measured)" ;; *) echo "MISS" ;; esac; }
+ratio_ok=$(awk -v a="$a_wall" -v b="$e_wall" 'BEGIN { print (b > 0 && a / b <= 1.5) ? 1 : 0 }')
+rss_ok=$(awk -v k="$a_rss" 'BEGIN { print (k == "-") ? "-" : (k < 256 * 1024) ? 1 : 0 }')
+root_ok=0
+case ",$named," in *",$planted,"*) [ -n "$planted" ] && root_ok=1 ;; esac
+
+echo
+echo "firstfault benchmark ($(date -u +%Y-%m-%dT%H:%M:%SZ), $(uname -n), $(nproc) CPUs)"
+printf '  input      %s files, %s lines, %s MB under nodes/ app/ cluster/ (+ job.json)\n' \
+  "$in_files" "$in_lines" "$in_mb"
+printf '  incident   %s  (%s nodes, seed %s, %s)\n' "$incident" "$nodes" "$seed" "$gen_note"
+printf '  literals   %s from "firstfault rules literals"; grep -E matches %s lines\n' "$n_lit" "$matched"
+printf '  timing     median of %s runs, warm page cache, %s\n' "$runs" \
+  "$([ -n "$timer" ] && echo '/usr/bin/time -f "%e %M"' || echo 'bash time (no RSS)')"
+echo
+printf '  %-44s %10s %14s %12s %6s\n' "command" "wall s" "peak RSS MiB" "vs grep -E" "exit"
+printf '  %-44s %10s %14s %12s %6s\n' "firstfault analyze DIR --format json" "$a_wall" \
+  "$(mib "$a_rss")" "$(ratio "$a_wall" "$e_wall")" "$(rcs "$work/m.analyze")"
+printf '  %-44s %10s %14s %12s %6s\n' "grep -r -c -E -f literals.ere (baseline)" "$e_wall" \
+  "$(mib "$e_rss")" "1.00x" "$(rcs "$work/m.grep_e")"
+printf '  %-44s %10s %14s %12s %6s\n' "grep -r -c -F -f literals.txt" "$f_wall" \
+  "$(mib "$f_rss")" "$(ratio "$f_wall" "$e_wall")" "$(rcs "$work/m.grep_f")"
+echo
+printf '  target  analyze <= 1.5x grep -E wall    %s (%s)\n' "$(pass "$ratio_ok")" \
+  "$(ratio "$a_wall" "$e_wall")"
+printf '  target  analyze peak RSS < 256 MiB     %s (%s MiB)\n' "$(pass "$rss_ok")" "$(mib "$a_rss")"
+printf '  check   root_causes[].node = planted   %s (named: %s; planted: %s; verdict: %s; exit %s)\n' \
+  "$(pass "$root_ok")" "$named" "${planted:-?}" "${verdict:-?}" "$analyze_rc"
+if [ -s "$work/m.analyze.err" ] && [ "$root_ok" != 1 ]; then
+  echo "  firstfault stderr (first lines):"
+  head -n 5 "$work/m.analyze.err" | sed 's/^/    /'
+fi
+[ $keep -eq 1 ] && echo "  kept       $work"
+exit 0

@@ -1,0 +1,55 @@
+// Step 2 of the pipeline: where a log line becomes an event.
+//
+// One RE2 pass per buffer finds the lines that contain any prefilter literal
+// of the file's kind; only those lines are split out, checked for each
+// pattern's own literals, and matched against the pattern's regex. A matching
+// pattern yields one event whose fields are the named captures. Everything
+// else about the event (node, rank, device, relevance) is decided later by
+// the filter rules.
+#pragma once
+
+#include <functional>
+#include <string_view>
+#include <vector>
+
+#include "extract/timestamp_parser.h"
+#include "model/event.h"
+#include "read/incident_layout.h"
+#include "read/line_reader.h"
+#include "rules/compiled_rules.h"
+
+namespace ff {
+
+struct ExtractStats {
+  ReadStats read;
+  std::uint64_t candidate_lines = 0;  // lines the prefilter let through
+  std::uint64_t events = 0;
+  std::uint64_t bad_times = 0;        // lines whose timestamp looked wrong
+  std::uint64_t first_bad_time_line = 0;
+};
+
+using EventSink = std::function<void(Event&&)>;
+
+class EventExtractor {
+ public:
+  explicit EventExtractor(const CompiledRules& rules) : rules_(rules) {}
+
+  // Reads the whole file; events go to `sink` in line order. `seq` numbers
+  // events across files (the global read order).
+  ExtractStats scan_file(const SourceFile& file, const TimeContext& tc, std::uint64_t& seq,
+                         const EventSink& sink) const;
+
+  // The events of one line (no prefilter): for tests and `firstfault rules test`.
+  std::vector<Event> extract_line(std::string_view line, const SourceFile& file, const TimeContext& tc,
+                                  std::uint64_t line_no = 1) const;
+
+ private:
+  // `before` is the text preceding the line in its buffer: a line without a
+  // time looks back in it for the last timestamped line.
+  void match_line(std::string_view line, std::string_view before, std::uint64_t line_no,
+                  const SourceFile& file, unsigned kind_bit, const TimeContext& tc, std::uint64_t& seq,
+                  ExtractStats& st, const EventSink& sink) const;
+  const CompiledRules& rules_;
+};
+
+}  // namespace ff

@@ -1,0 +1,352 @@
+// The filter rules, one class each, registered in make_filter_rules().
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "filter/filter_rule.h"
+
+namespace ff {
+
+const char* phase_name(Phase p) {
+  switch (p) {
+    case Phase::kEarly: return "EARLY";
+    case Phase::kMain: return "MAIN";
+    case Phase::kFinal: return "FINAL";
+  }
+  return "?";
+}
+
+namespace {
+
+int to_int(const std::string& s, int fallback = -1) {
+  if (s.empty()) return fallback;
+  char* end = nullptr;
+  long v = std::strtol(s.c_str(), &end, 10);
+  return (end && *end == '\0') ? static_cast<int>(v) : fallback;
+}
+
+// A node named in a message may be a short or a fully qualified name.
+std::string match_job_node(const JobInfo& job, const std::string& name) {
+  if (name.empty()) return "";
+  if (job.has_node(name)) return name;
+  std::string shortname = name.substr(0, name.find('.'));
+  if (job.has_node(shortname)) return shortname;
+  return "";
+}
+
+// EARLY 1: which node an event is about.
+class ResolveNode : public FilterRule {
+ public:
+  const char* name() const override { return "resolve_node"; }
+  Phase phase() const override { return Phase::kEarly; }
+  void on_event(Event& e, FilterContext& ctx) override {
+    if (auto it = e.fields.find("node"); it != e.fields.end()) {
+      std::string n = match_job_node(ctx.job, it->second);
+      e.node = n.empty() ? it->second : n;
+      return;
+    }
+    if (!e.node.empty()) return;
+    if (auto it = e.fields.find("host"); it != e.fields.end()) {
+      std::string n = match_job_node(ctx.job, it->second);
+      if (!n.empty()) {
+        e.node = n;
+        return;
+      }
+    }
+    if (int r = to_int(e.field("rank")); r >= 0)
+      if (const RankInfo* ri = ctx.job.rank_info(r)) e.node = ri->node;
+  }
+};
+
+// EARLY 2: rank and device (PCI bus id) of an event.
+class ResolveRankAndDevice : public FilterRule {
+ public:
+  const char* name() const override { return "resolve_rank_device"; }
+  Phase phase() const override { return Phase::kEarly; }
+  void on_event(Event& e, FilterContext& ctx) override {
+    if (auto it = e.fields.find("pci"); it != e.fields.end()) e.device = canonical_pci(it->second);
+    if (int r = to_int(e.field("rank")); r >= 0) e.rank = r;
+    if (e.rank < 0 && !e.node.empty()) {
+      if (int lr = to_int(e.field("local_rank")); lr >= 0) e.rank = ctx.job.rank_for_local(e.node, lr);
+    }
+    if (e.device.empty() && !e.node.empty()) {
+      if (int dev = to_int(e.field("nccl_dev")); dev >= 0) e.device = ctx.job.gpu_pci(e.node, dev);
+    }
+    if (e.rank < 0 && !e.device.empty()) e.rank = ctx.job.rank_for_gpu(e.node, e.device);
+    if (e.device.empty() && e.rank >= 0)
+      if (const RankInfo* ri = ctx.job.rank_info(e.rank); ri && ri->gpus.size() == 1) e.device = ri->gpus[0];
+    if (e.device.empty() && !e.field("hca").empty()) {
+      e.device = e.field("hca");
+      if (!e.field("port").empty()) e.device += ":" + e.field("port");
+    }
+  }
+};
+
+// EARLY 3: Xid/SXid fields decoded through the catalog.
+class DecodeXid : public FilterRule {
+ public:
+  const char* name() const override { return "decode_xid"; }
+  Phase phase() const override { return Phase::kEarly; }
+  void on_event(Event& e, FilterContext& ctx) override {
+    if (e.kind != "xid" && e.kind != "sxid") return;
+    int code = to_int(e.field("code"));
+    bool known = true;
+    Meaning m = e.kind == "xid" ? ctx.rules.xid(code, &known) : ctx.rules.sxid(code);
+    e.fields["xid_name"] = m.name;
+    e.fields["xid_cause"] = m.cause;
+    if (!known) e.fields["xid_unknown"] = "1";
+    // Application-induced Xids name the process: link to the rank by pid later.
+    std::string pid = e.field("pid");
+    pid.erase(std::remove(pid.begin(), pid.end(), '\''), pid.end());
+    if (pid.empty() || pid == "<unknown>") e.fields.erase("pid");
+    else e.fields["pid"] = pid;
+  }
+};
+
+// EARLY 4: events about another job or a node outside the job.
+class JobScope : public FilterRule {
+ public:
+  const char* name() const override { return "job_scope"; }
+  Phase phase() const override { return Phase::kEarly; }
+  void on_event(Event& e, FilterContext& ctx) override {
+    const std::string& j = e.field("job");
+    if (!j.empty() && !ctx.job.job_id.empty() && j != ctx.job.job_id) {
+      ignore_event(e, "about job " + j + ", not this job");
+      return;
+    }
+    if (!e.node.empty() && !ctx.job.nodes.empty() && !ctx.job.has_node(e.node))
+      ignore_event(e, "node " + e.node + " is not in the job");
+  }
+};
+
+// EARLY 5: NCCL bootstrap addresses, to name the peer of a communication error.
+class CollectAddresses : public FilterRule {
+ public:
+  const char* name() const override { return "collect_addresses"; }
+  Phase phase() const override { return Phase::kEarly; }
+  void on_event(Event& e, FilterContext& ctx) override {
+    if (e.kind != "net.address") return;
+    if (!e.node.empty() && !e.field("ip").empty()) ctx.ip_to_node.emplace(e.field("ip"), e.node);
+    ignore_event(e, "context: address of a node");
+  }
+  void on_stream(std::vector<Event>& events, FilterContext& ctx) override {
+    for (auto& e : events) {
+      const std::string& ip = e.field("peer_ip");
+      if (ip.empty()) continue;
+      if (auto it = ctx.ip_to_node.find(ip); it != ctx.ip_to_node.end()) e.fields["peer_node"] = it->second;
+    }
+  }
+};
+
+// MAIN 1: kernel lines with only seconds-since-boot get a wall time from a
+// boot time estimated on syslog lines of the same node that carry both.
+class DmesgClock : public FilterRule {
+ public:
+  const char* name() const override { return "dmesg_clock"; }
+  Phase phase() const override { return Phase::kMain; }
+  void on_stream(std::vector<Event>& events, FilterContext&) override {
+    std::map<std::string, TimeUs> boot;
+    for (const auto& e : events) {
+      if (!e.time || e.time_inferred || e.field("dmesg_seconds").empty() || boot.count(e.node)) continue;
+      double secs = std::strtod(e.field("dmesg_seconds").c_str(), nullptr);
+      boot[e.node] = *e.time - static_cast<TimeUs>(std::llround(secs * 1e6));
+    }
+    for (auto& e : events) {
+      if (e.time || e.field("dmesg_seconds").empty()) continue;
+      auto it = boot.find(e.node);
+      if (it == boot.end()) continue;
+      double secs = std::strtod(e.field("dmesg_seconds").c_str(), nullptr);
+      e.time = it->second + static_cast<TimeUs>(std::llround(secs * 1e6));
+      e.time_inferred = true;
+      e.fields["time_from"] = "boot time estimated from syslog";
+    }
+  }
+};
+
+// MAIN 2: lines without a time (tracebacks, NCCL WARN) take the time of the
+// next timed event of the same file, else of the closest timestamped line
+// before them, else of the previous timed event.
+class InferTime : public FilterRule {
+ public:
+  const char* name() const override { return "infer_time"; }
+  Phase phase() const override { return Phase::kMain; }
+  void on_stream(std::vector<Event>& events, FilterContext&) override {
+    std::map<std::string, std::vector<Event*>> by_file;
+    for (auto& e : events) by_file[e.source].push_back(&e);
+    for (auto& [file, list] : by_file) {
+      std::sort(list.begin(), list.end(), [](const Event* a, const Event* b) {
+        return a->line != b->line ? a->line < b->line : a->seq < b->seq;
+      });
+      MaybeTime next;
+      for (auto it = list.rbegin(); it != list.rend(); ++it) {
+        if ((*it)->time) next = (*it)->time;
+        else if (next) {
+          (*it)->time = next;
+          (*it)->time_inferred = true;
+          (*it)->fields["time_from"] = "next timed line of the file";
+        }
+      }
+      MaybeTime prev;
+      for (auto* e : list) {
+        if (!e->time && !e->field("prev_line_time").empty()) {
+          e->time = std::stoll(e->field("prev_line_time"));
+          e->time_inferred = true;
+          e->fields["time_from"] = "previous timestamped line of the file";
+        }
+        if (e->time) prev = e->time;
+        else if (prev) {
+          e->time = prev;
+          e->time_inferred = true;
+          e->fields["time_from"] = "previous timed line of the file";
+        }
+      }
+    }
+  }
+};
+
+// MAIN 3: events before the node's last boot or outside the job window
+// (with margins) are stale for this job.
+class JobWindow : public FilterRule {
+ public:
+  const char* name() const override { return "job_window"; }
+  Phase phase() const override { return Phase::kMain; }
+  void on_event(Event& e, FilterContext& ctx) override { check(e, ctx); }
+  void on_stream(std::vector<Event>& events, FilterContext& ctx) override {
+    for (auto& e : events)
+      if (e.time_inferred) check(e, ctx);
+  }
+
+ private:
+  static void check(Event& e, FilterContext& ctx) {
+    if (!e.time || e.ignored) return;
+    const auto& s = ctx.rules.settings;
+    if (auto ni = ctx.job.node_info.find(e.node); ni != ctx.job.node_info.end() && ni->second.boot_time &&
+        *e.time < *ni->second.boot_time) {
+      ignore_event(e, "before the node's last boot (" + format_time(*ni->second.boot_time) + ")");
+      return;
+    }
+    if (ctx.job.start_time &&
+        *e.time < *ctx.job.start_time - static_cast<TimeUs>(s.window_before_start_s * 1e6)) {
+      ignore_event(e, "before the job started");
+      return;
+    }
+    if (ctx.job.end_time && *e.time > *ctx.job.end_time + static_cast<TimeUs>(s.window_after_end_s * 1e6))
+      ignore_event(e, "after the job ended");
+  }
+};
+
+// MAIN 4: GPU faults on a GPU the job did not use.
+class GpuScope : public FilterRule {
+ public:
+  const char* name() const override { return "gpu_scope"; }
+  Phase phase() const override { return Phase::kMain; }
+  void on_event(Event& e, FilterContext& ctx) override {
+    if (e.kind != "xid" && e.kind != "gpu.fallen_off_bus") return;
+    if (e.device.empty() || e.node.empty() || !ctx.job.knows_gpus_of(e.node)) return;
+    if (!ctx.job.job_uses_gpu(e.node, e.device)) ignore_event(e, "GPU " + e.device + " was not used by the job");
+  }
+};
+
+// MAIN 5: the same message in two files of one node (kernel.log and syslog)
+// is one event, kept once with the other place in also_in.
+class Dedupe : public FilterRule {
+ public:
+  const char* name() const override { return "dedupe"; }
+  Phase phase() const override { return Phase::kMain; }
+  void on_stream(std::vector<Event>& events, FilterContext&) override {
+    std::map<std::tuple<std::string, std::string, std::string>, std::vector<std::size_t>> seen;
+    std::vector<bool> drop(events.size(), false);
+    for (std::size_t i = 0; i < events.size(); ++i) {
+      Event& e = events[i];
+      if (e.source_kind == "app") continue;  // repeated app lines are separate ranks
+      auto key = std::make_tuple(e.node, e.kind, e.body);
+      auto& prior = seen[key];
+      bool dup = false;
+      for (std::size_t j : prior) {
+        Event& f = events[j];
+        if (f.source == e.source) continue;
+        bool close = !e.time || !f.time || std::llabs(*e.time - *f.time) <= 2 * kUsPerSecond;
+        if (close) {
+          f.also_in.push_back(e.source + ":" + std::to_string(e.line));
+          if (!e.time_inferred && f.time_inferred) {
+            f.time = e.time;
+            f.time_inferred = false;
+          }
+          dup = true;
+          break;
+        }
+      }
+      if (dup) drop[i] = true;
+      else prior.push_back(i);
+    }
+    std::size_t w = 0;
+    for (std::size_t i = 0; i < events.size(); ++i)
+      if (!drop[i]) events[w++] = std::move(events[i]);
+    events.resize(w);
+  }
+};
+
+// FINAL 1: repeated events of one kind on one node form bursts.
+class Bursts : public FilterRule {
+ public:
+  const char* name() const override { return "bursts"; }
+  Phase phase() const override { return Phase::kFinal; }
+  void on_stream(std::vector<Event>& events, FilterContext& ctx) override {
+    std::map<std::pair<std::string, std::string>, std::vector<Event*>> groups;
+    for (auto& e : events)
+      if (!e.ignored) groups[{e.node, e.kind}].push_back(&e);
+    std::uint64_t id = 0;
+    TimeUs gap = static_cast<TimeUs>(ctx.rules.settings.burst_gap_s * 1e6);
+    for (auto& [key, list] : groups) {
+      std::sort(list.begin(), list.end(), [](const Event* a, const Event* b) { return event_time_less(*a, *b); });
+      MaybeTime last;
+      for (Event* e : list) {
+        if (!last || !e->time || *e->time - *last > gap) ++id;
+        e->burst = id;
+        if (e->time) last = e->time;
+      }
+    }
+  }
+};
+
+// FINAL 2: a process id links kernel events (OOM kill, Xid with pid) to the
+// rank whose torchrun worker had that pid.
+class LinkPids : public FilterRule {
+ public:
+  const char* name() const override { return "link_pids"; }
+  Phase phase() const override { return Phase::kFinal; }
+  void on_stream(std::vector<Event>& events, FilterContext&) override {
+    std::map<std::pair<std::string, std::string>, int> pid_rank;
+    for (const auto& e : events)
+      if (e.kind == "torch.child_failed" && e.rank >= 0 && !e.field("pid").empty())
+        pid_rank[{e.node, e.field("pid")}] = e.rank;
+    for (auto& e : events) {
+      if (e.rank >= 0 || e.field("pid").empty()) continue;
+      if (auto it = pid_rank.find({e.node, e.field("pid")}); it != pid_rank.end()) e.rank = it->second;
+    }
+  }
+};
+
+}  // namespace
+
+std::vector<std::unique_ptr<FilterRule>> make_filter_rules() {
+  std::vector<std::unique_ptr<FilterRule>> rules;
+  rules.push_back(std::make_unique<ResolveNode>());
+  rules.push_back(std::make_unique<ResolveRankAndDevice>());
+  rules.push_back(std::make_unique<DecodeXid>());
+  rules.push_back(std::make_unique<JobScope>());
+  rules.push_back(std::make_unique<CollectAddresses>());
+  rules.push_back(std::make_unique<DmesgClock>());
+  rules.push_back(std::make_unique<InferTime>());
+  rules.push_back(std::make_unique<JobWindow>());
+  rules.push_back(std::make_unique<GpuScope>());
+  rules.push_back(std::make_unique<Dedupe>());
+  rules.push_back(std::make_unique<Bursts>());
+  rules.push_back(std::make_unique<LinkPids>());
+  std::stable_sort(rules.begin(), rules.end(),
+                   [](const auto& a, const auto& b) { return a->phase() < b->phase(); });
+  return rules;
+}
+
+}  // namespace ff

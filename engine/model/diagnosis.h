@@ -1,0 +1,109 @@
+// The diagnosis: what the engine concludes about one job attempt.
+// Serialised by verdict/diagnosis_json.cpp exactly as shared/spec/diagnosis.md.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/time.h"
+
+namespace ff {
+
+struct RootCause {
+  std::string node;    // "" for a job-wide cause (time limit, cancel)
+  std::string device;  // PCI bus id, IB device/port, ...
+  std::string event;   // event kind
+  std::string code;    // Xid/SXid number, signal, ...
+  MaybeTime time;
+  std::string summary;
+  std::string domain;
+  std::string sub_domain;
+  int rank = -1;
+  std::vector<int> evidence;  // evidence ids
+};
+
+struct Symptom {
+  std::string node;
+  std::string kind;
+  std::string status;  // "active" | "demoted"
+  std::uint64_t count = 0;
+  MaybeTime first_time;
+  std::vector<int> evidence;
+  std::string explained_by;  // why it was demoted
+};
+
+struct EvidenceItem {
+  int id = 0;
+  MaybeTime time;
+  bool time_inferred = false;
+  std::string node;
+  std::string source;
+  std::uint64_t line = 0;
+  std::string text;
+  std::string event;
+  std::vector<std::string> also_in;
+};
+
+struct CoverageItem {
+  std::string source;  // kernel, syslog, fabricmanager, slurmd, app, slurmctld, metrics
+  std::string node;
+  std::string status;  // ok | empty | missing | error | partial | not_analysed
+  std::uint64_t lines = 0;
+  std::string detail;
+};
+
+struct ErrorItem {
+  std::string source;
+  std::uint64_t line = 0;
+  std::string message;
+};
+
+struct IgnoredItem {
+  std::string node;
+  std::string kind;
+  std::string reason;
+  std::uint64_t count = 0;
+  std::string example;  // "source:line"
+};
+
+struct CandidateItem {  // every candidate cause considered, with what became of it
+  int id = 0;
+  std::string node;
+  std::string device;
+  std::string event;
+  std::string code;
+  MaybeTime time;
+  std::string sub_domain;
+  std::string strength;
+  std::string status;  // root | candidate | explained | late | weak
+  std::string note;
+  std::vector<int> evidence;
+};
+
+struct Diagnosis {
+  std::string schema = "firstfault.diagnosis/v1";
+  std::string cluster;
+  std::string job_id;
+  int attempt = 0;
+  std::string terminal_state;
+  std::string verdict;     // attributed | ambiguous | unattributed | no_failure
+  std::string domain;      // "" serialises as null
+  std::string sub_domain;  // "" serialises as null
+  std::vector<RootCause> root_causes;
+  std::vector<std::string> affected_nodes;
+  std::vector<Symptom> symptoms;
+  std::vector<EvidenceItem> evidence;
+  std::vector<CoverageItem> coverage;
+  std::vector<ErrorItem> errors;
+  std::vector<IgnoredItem> ignored;
+  std::vector<CandidateItem> candidates;
+  std::string recommended_action;
+  std::string summary;
+  std::vector<std::string> reasoning;  // the decision steps, in order, for humans
+  MaybeTime failure_onset;
+  std::string engine_version;
+};
+
+}  // namespace ff

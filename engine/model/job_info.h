@@ -1,0 +1,71 @@
+// The job attempt described by job.json (see shared/spec/incident.md).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/time.h"
+
+namespace ff {
+
+struct RankInfo {
+  int rank = -1;
+  std::string node;
+  int local_rank = -1;
+  std::vector<std::string> gpus;  // canonical PCI bus ids
+  std::string exit_code;
+};
+
+struct GpuInfo {
+  int index = -1;
+  std::string pci;  // canonical
+  std::string uuid;
+};
+
+struct NodeInfo {
+  MaybeTime boot_time;
+  std::vector<GpuInfo> gpus;
+};
+
+struct CollectorCoverage {
+  std::string collector;
+  std::string node;
+  std::string status;
+  std::string detail;
+};
+
+struct JobInfo {
+  std::string schema;
+  std::string cluster;
+  std::string job_id;
+  int attempt = 0;
+  std::string state;  // Slurm terminal state; "" when unknown
+  std::string exit_code;
+  MaybeTime start_time;
+  MaybeTime end_time;
+  std::string timezone = "UTC";
+  std::vector<std::string> nodes;
+  std::vector<RankInfo> ranks;
+  std::map<std::string, NodeInfo> node_info;
+  std::vector<CollectorCoverage> coverage;
+
+  bool has_node(const std::string& n) const;
+  // Rank using GPU `pci` on `node`, or -1.
+  int rank_for_gpu(const std::string& node, const std::string& pci) const;
+  // Rank with `local_rank` on `node`, or -1.
+  int rank_for_local(const std::string& node, int local_rank) const;
+  const RankInfo* rank_info(int rank) const;
+  // PCI id of GPU `index` on `node` (node_info), or "".
+  std::string gpu_pci(const std::string& node, int index) const;
+  // True when ranks name GPUs on this node, so an unused GPU can be told apart.
+  bool knows_gpus_of(const std::string& node) const;
+  bool job_uses_gpu(const std::string& node, const std::string& pci) const;
+};
+
+// Canonical PCI bus id: "0000:3b:00" / "0000:3b:00.0" / "00000000:3B:00.0"
+// all become "00000000:3B:00.0". Returns "" when `raw` is not a bus id.
+std::string canonical_pci(const std::string& raw);
+
+}  // namespace ff

@@ -1,0 +1,444 @@
+// The correlation rules, one class each, in their fixed order (see
+// make_correlation_rules() at the end and the README's "Rules" section).
+#include <algorithm>
+#include <map>
+
+#include "refine/attribution.h"
+
+namespace ff {
+
+const char* candidate_status_name(CandidateStatus s) {
+  switch (s) {
+    case CandidateStatus::kRoot: return "root";
+    case CandidateStatus::kCandidate: return "candidate";
+    case CandidateStatus::kExplained: return "explained";
+    case CandidateStatus::kLate: return "late";
+    case CandidateStatus::kWeak: return "weak";
+  }
+  return "?";
+}
+
+const Candidate* find_candidate(const Attribution& a, int id) {
+  for (const auto& c : a.candidates)
+    if (c.id == id) return &c;
+  return nullptr;
+}
+
+Candidate* find_candidate(Attribution& a, int id) {
+  for (auto& c : a.candidates)
+    if (c.id == id) return &c;
+  return nullptr;
+}
+
+namespace {
+
+TimeUs secs(double s) { return static_cast<TimeUs>(s * 1e6); }
+
+std::string when(const MaybeTime& t) { return t ? format_time(*t) : "an unknown time"; }
+
+std::string where(const Candidate& c) {
+  std::string s = c.node.empty() ? "the job" : c.node;
+  if (!c.device.empty()) s += " " + c.device;
+  if (c.rank >= 0) s += " (rank " + std::to_string(c.rank) + ")";
+  return s;
+}
+
+int cause_bonus(const std::string& cause) {
+  if (cause == "hardware") return 2;
+  if (cause == "application" || cause == "scheduler") return 1;
+  return 0;
+}
+
+// Meaning of one fault event.
+Meaning meaning_of(const Event& e, const CompiledRules& rules, const KindInfo& ki) {
+  if (e.kind == "xid") return rules.xid(std::atoi(e.field("code").c_str()));
+  if (e.kind == "sxid") return rules.sxid(std::atoi(e.field("code").c_str()));
+  return ki.meaning;
+}
+
+int score_of(const Meaning& m) {
+  if (m.cause == "consequence" || m.cause == "informational") return 5;
+  return static_cast<int>(m.strength) * 10 + cause_bonus(m.cause);
+}
+
+// 1. Fault events → candidates: one per node (or one per job-wide kind),
+//    events of one node within same_fault_window_s forming one cause. The
+//    meaning comes from the strongest event of the group (hardware before
+//    application before driver; the earliest on a tie), so that an
+//    application-induced Xid next to the rank's own error is `application`,
+//    and a CUDA ECC error next to an Xid 48 only corroborates it.
+class BuildCandidates : public CorrelationRule {
+ public:
+  const char* name() const override { return "build_candidates"; }
+  void apply(Attribution& a, FilterContext& ctx) override {
+    std::vector<std::size_t> faults;
+    for (std::size_t i = 0; i < a.events.size(); ++i) {
+      const Event& e = a.events[i];
+      const KindInfo* ki = ctx.rules.kind(e.kind);
+      if (!e.ignored && ki && ki->role == Role::kFault) faults.push_back(i);
+    }
+    std::sort(faults.begin(), faults.end(),
+              [&](std::size_t x, std::size_t y) { return event_time_less(a.events[x], a.events[y]); });
+    TimeUs window = secs(ctx.rules.settings.same_fault_window_s);
+    for (std::size_t i : faults) {
+      const Event& e = a.events[i];
+      const KindInfo* ki = ctx.rules.kind(e.kind);
+      std::string node = ki->job_scope ? "" : e.node;
+      Candidate* target = nullptr;
+      for (auto& c : a.candidates) {
+        if (c.node != node) continue;
+        if (node.empty() && c.kind != e.kind) continue;  // job-wide: one per kind
+        const Event& first = a.events[c.events.front()];
+        bool close = !e.time || !first.time || *e.time - *first.time <= window || node.empty();
+        if (close) target = &c;
+      }
+      if (!target) {
+        Candidate c;
+        c.id = static_cast<int>(a.candidates.size()) + 1;
+        c.node = node;
+        a.candidates.push_back(c);
+        target = &a.candidates.back();
+      }
+      target->events.push_back(i);
+    }
+    for (auto& c : a.candidates) {
+      int best = -1;
+      for (std::size_t i : c.events) {
+        const Event& e = a.events[i];
+        Meaning m = meaning_of(e, ctx.rules, *ctx.rules.kind(e.kind));
+        int s = score_of(m);
+        if (s > best) {
+          best = s;
+          c.head = i;
+          c.meaning = m;
+        }
+        if (e.time && (!c.time || *e.time < *c.time)) c.time = e.time;
+      }
+      c.score = best;
+      const Event& h = a.events[c.head];
+      c.kind = h.kind;
+      c.code = h.field("code");
+      c.device = h.device;
+      c.rank = h.rank;
+      for (std::size_t i : c.events) {
+        const Event& e = a.events[i];
+        if (c.rank < 0 && e.rank >= 0) c.rank = e.rank;
+        if (c.device.empty() && !e.device.empty() && e.kind != "xid") c.device = e.device;
+        const KindInfo* ki = ctx.rules.kind(e.kind);
+        if (i != c.head && ki && !ki->corroborates.empty() && ki->corroborates == c.meaning.domain)
+          c.corroborated = true;
+      }
+      if (c.meaning.cause == "consequence" || c.meaning.cause == "informational")
+        c.meaning.strength = Strength::kWeak;
+      double lag = ctx.rules.kind(c.kind) ? ctx.rules.kind(c.kind)->detection_lag_s : 0;
+      if (c.time) c.earliest_possible = *c.time - secs(lag);
+    }
+  }
+};
+
+// 2. The scheduler's terminal state implies a cause even when no log line
+//    says so (TIMEOUT, CANCELLED, PREEMPTED, NODE_FAIL, OUT_OF_MEMORY, ...).
+class StateImpliedCause : public CorrelationRule {
+ public:
+  const char* name() const override { return "state_implied_cause"; }
+  void apply(Attribution& a, FilterContext& ctx) override {
+    static const std::map<std::string, Meaning> implied = {
+        {"TIMEOUT", {"time limit reached (job state TIMEOUT)", "scheduler", Strength::kStrong, "scheduler",
+                     "scheduler.time_limit", "increase_time_limit"}},
+        {"DEADLINE", {"deadline reached (job state DEADLINE)", "scheduler", Strength::kStrong, "scheduler",
+                      "scheduler.deadline", "none"}},
+        {"CANCELLED", {"job cancelled (job state CANCELLED)", "scheduler", Strength::kStrong, "scheduler",
+                       "scheduler.cancelled", "none"}},
+        {"PREEMPTED", {"job preempted (job state PREEMPTED)", "scheduler", Strength::kStrong, "scheduler",
+                       "scheduler.preempted", "restart_job"}},
+        {"NODE_FAIL", {"node failure (job state NODE_FAIL)", "scheduler", Strength::kMedium, "scheduler",
+                       "scheduler.node_failure", "investigate"}},
+        {"BOOT_FAIL", {"node boot failure (job state BOOT_FAIL)", "scheduler", Strength::kMedium, "scheduler",
+                       "scheduler.boot_failure", "investigate"}},
+        {"OUT_OF_MEMORY", {"job hit its memory limit (job state OUT_OF_MEMORY)", "application", Strength::kStrong,
+                           "host", "host.cgroup_oom", "fix_application"}},
+    };
+    auto it = implied.find(ctx.job.state);
+    if (it == implied.end()) return;
+    for (const auto& c : a.candidates)
+      if (c.meaning.sub_domain == it->second.sub_domain) return;  // a log line already says it
+    Candidate c;
+    c.id = static_cast<int>(a.candidates.size()) + 1;
+    c.meaning = it->second;
+    c.kind = "job.state";
+    c.code = ctx.job.state;
+    c.time = ctx.job.end_time;
+    c.earliest_possible = c.time;
+    c.from_state = true;
+    c.score = score_of(c.meaning);
+    // The node of a node failure is only known from a log line.
+    a.candidates.push_back(c);
+    a.reasoning.push_back("job state " + ctx.job.state + " implies " + c.meaning.sub_domain +
+                          " (no log line of it was found)");
+  }
+};
+
+// 3. When the failure began: the first symptom logged, or earlier when a
+//    watchdog timeout says how long its collective had been hanging.
+class FailureOnset : public CorrelationRule {
+ public:
+  const char* name() const override { return "failure_onset"; }
+  void apply(Attribution& a, FilterContext& ctx) override {
+    for (const auto& e : a.events) {
+      const KindInfo* ki = ctx.rules.kind(e.kind);
+      if (e.ignored || !ki || ki->role != Role::kSymptom || !e.time) continue;
+      if (!a.first_symptom || *e.time < *a.first_symptom) a.first_symptom = e.time;
+      TimeUs start = *e.time;
+      if (!e.field("ran_for_ms").empty()) start -= std::atoll(e.field("ran_for_ms").c_str()) * 1000;
+      if (!a.onset || start < *a.onset) a.onset = start;
+    }
+    if (a.onset)
+      a.reasoning.push_back("failure onset " + format_time(*a.onset) + " (first symptom logged " +
+                            format_time(*a.first_symptom) + ")");
+  }
+};
+
+// 4. The first fault: the earliest candidate strong enough to carry a
+//    verdict that began no later than the failure onset (plus a clock
+//    tolerance). Later faults on the same node, job-wide outcomes after it,
+//    and faults after the onset are explained by it; another such fault on
+//    a different node is an independent cause (→ ambiguous).
+class ChooseFirstFault : public CorrelationRule {
+ public:
+  const char* name() const override { return "choose_first_fault"; }
+  void apply(Attribution& a, FilterContext& ctx) override {
+    const Settings& s = ctx.rules.settings;
+    std::vector<Candidate*> order;
+    for (auto& c : a.candidates) order.push_back(&c);
+    std::stable_sort(order.begin(), order.end(), [](const Candidate* x, const Candidate* y) {
+      if (x->time.has_value() != y->time.has_value()) return x->time.has_value();
+      if (x->time && *x->time != *y->time) return *x->time < *y->time;
+      return x->score > y->score;
+    });
+    auto before_onset = [&](const Candidate& c) {
+      if (!a.onset || !c.earliest_possible) return true;
+      return *c.earliest_possible <= *a.onset + secs(s.onset_tolerance_s);
+    };
+    Candidate* head = nullptr;
+    for (Candidate* c : order) {
+      if (c->meaning.strength == Strength::kWeak) {
+        c->status = CandidateStatus::kWeak;
+        continue;
+      }
+      if (!before_onset(*c)) {
+        c->status = CandidateStatus::kLate;
+        c->note = "began after the failure onset";
+        continue;
+      }
+      if (!head) {
+        head = c;
+        c->status = CandidateStatus::kRoot;
+        continue;
+      }
+      if (c->node == head->node && !c->node.empty()) {
+        c->status = CandidateStatus::kExplained;
+        c->note = "later fault on the root-cause node";
+      } else if (c->node.empty() && head->time && c->time && *c->time > *head->time) {
+        c->status = CandidateStatus::kExplained;
+        c->note = "job-wide outcome after the root cause";
+      } else if (c->meaning.domain == "scheduler" && head->meaning.domain != "scheduler") {
+        c->status = CandidateStatus::kExplained;
+        c->note = "scheduler reaction after a lower-level fault";
+      } else {
+        c->status = CandidateStatus::kCandidate;
+        c->note = "independent fault on another node before the failure onset";
+      }
+    }
+    // A fault the job survived for a long time did not cause this failure
+    // when a later fault did.
+    if (head && a.onset && head->time &&
+        *a.onset - *head->time > secs(s.survived_fault_s)) {
+      for (Candidate* c : order) {
+        if (c == head || c->status != CandidateStatus::kCandidate) continue;
+        head->status = CandidateStatus::kExplained;
+        head->note = "the job kept running long after it";
+        c->status = CandidateStatus::kRoot;
+        a.reasoning.push_back("candidate " + std::to_string(head->id) + " ignored: the job ran on for " +
+                              std::to_string((*a.onset - *head->time) / kUsPerSecond) + " s after it");
+        head = c;
+        break;
+      }
+    }
+    for (Candidate* c : order) {
+      if (c->status == CandidateStatus::kRoot || c->status == CandidateStatus::kCandidate)
+        a.roots.push_back(c->id);
+    }
+    if (head)
+      a.reasoning.push_back("first fault: " + head->meaning.sub_domain + " on " + where(*head) + " at " +
+                            when(head->time));
+  }
+};
+
+// 5. With no fault found, communication errors that name one peer point at
+//    it: a weak candidate, never a certain verdict.
+class PeerBlame : public CorrelationRule {
+ public:
+  const char* name() const override { return "peer_blame"; }
+  void apply(Attribution& a, FilterContext&) override {
+    if (!a.roots.empty()) return;
+    std::map<std::string, std::set<std::string>> reporters;
+    std::map<std::string, std::vector<std::size_t>> evidence;
+    for (std::size_t i = 0; i < a.events.size(); ++i) {
+      const Event& e = a.events[i];
+      const std::string& peer = e.field("peer_node");
+      if (e.ignored || peer.empty() || peer == e.node) continue;
+      reporters[peer].insert(e.node);
+      evidence[peer].push_back(i);
+    }
+    std::size_t best = 0;
+    for (const auto& [peer, from] : reporters) best = std::max(best, from.size());
+    if (best == 0) return;
+    for (const auto& [peer, from] : reporters) {
+      if (from.size() != best) continue;
+      Candidate c;
+      c.id = static_cast<int>(a.candidates.size()) + 1;
+      c.node = peer;
+      c.events = evidence[peer];
+      c.head = c.events.front();
+      c.kind = "peer_blame";
+      c.meaning = {"named as the failing peer by " + std::to_string(from.size()) + " node(s)", "unknown",
+                   Strength::kWeak, "unknown", "unknown.peer_failure", "investigate"};
+      c.time = a.events[c.head].time;
+      c.status = CandidateStatus::kCandidate;
+      c.note = "communication errors on other nodes name this node";
+      a.candidates.push_back(c);
+      a.roots.push_back(c.id);
+      a.reasoning.push_back("no fault found; peers name " + peer + " in their communication errors");
+    }
+  }
+};
+
+// 6. A node with no kernel messages at all may hide the fault: when nothing
+//    certain was found, such nodes are candidates too.
+class CoverageGaps : public CorrelationRule {
+ public:
+  const char* name() const override { return "coverage_gaps"; }
+  void apply(Attribution& a, FilterContext&) override {
+    bool certain = false;
+    for (int id : a.roots) {
+      const Candidate* c = find_candidate(a, id);
+      if (c && c->meaning.strength != Strength::kWeak) certain = true;
+    }
+    if (certain || a.nodes_missing_kernel.empty()) return;
+    for (const auto& node : a.nodes_missing_kernel) {
+      bool listed = false;
+      for (const auto& c : a.candidates)
+        if (c.node == node && (c.status == CandidateStatus::kCandidate || c.status == CandidateStatus::kRoot))
+          listed = true;
+      if (listed) continue;
+      Candidate c;
+      c.id = static_cast<int>(a.candidates.size()) + 1;
+      c.node = node;
+      c.kind = "missing_logs";
+      c.meaning = {"no kernel or syslog messages from this node", "unknown", Strength::kWeak, "unknown",
+                   "unknown.missing_logs", "investigate"};
+      c.status = CandidateStatus::kCandidate;
+      c.note = "decisive source missing";
+      a.candidates.push_back(c);
+      a.roots.push_back(c.id);
+      a.reasoning.push_back("no kernel messages from " + node + ": a fault there cannot be excluded");
+    }
+  }
+};
+
+// 7. The verdict from the state and the roots.
+class DecideVerdict : public CorrelationRule {
+ public:
+  const char* name() const override { return "decide_verdict"; }
+  void apply(Attribution& a, FilterContext& ctx) override {
+    const std::string& st = ctx.job.state;
+    bool completed = st == "COMPLETED" && (ctx.job.exit_code.empty() || ctx.job.exit_code == "0:0");
+    if (completed) {
+      a.verdict = "no_failure";
+      for (auto& c : a.candidates)
+        if (c.status == CandidateStatus::kRoot || c.status == CandidateStatus::kCandidate) {
+          c.status = CandidateStatus::kWeak;
+          c.note = "the job completed anyway";
+        }
+      a.roots.clear();
+      a.reasoning.push_back("job state COMPLETED: no failure");
+      return;
+    }
+    int strong = 0;
+    for (int id : a.roots)
+      if (find_candidate(a, id)->meaning.strength != Strength::kWeak) ++strong;
+    if (a.roots.empty()) a.verdict = "unattributed";
+    else if (a.roots.size() == 1 && strong == 1) a.verdict = "attributed";
+    else a.verdict = "ambiguous";
+    if (a.verdict == "ambiguous") {
+      for (int id : a.roots) {
+        find_candidate(a, id)->status = CandidateStatus::kCandidate;
+      }
+    }
+    a.reasoning.push_back("verdict " + a.verdict + " with " + std::to_string(a.roots.size()) + " root candidate(s)");
+  }
+};
+
+// 8. Symptoms per node and kind; those after the root cause are demoted.
+class GroupSymptoms : public CorrelationRule {
+ public:
+  const char* name() const override { return "group_symptoms"; }
+  void apply(Attribution& a, FilterContext& ctx) override {
+    std::map<std::pair<std::string, std::string>, SymptomGroup> groups;
+    for (std::size_t i = 0; i < a.events.size(); ++i) {
+      const Event& e = a.events[i];
+      const KindInfo* ki = ctx.rules.kind(e.kind);
+      if (e.ignored || !ki || ki->role != Role::kSymptom) continue;
+      auto& g = groups[{e.node, e.kind}];
+      g.node = e.node;
+      g.kind = e.kind;
+      g.events.push_back(i);
+    }
+    MaybeTime root_time;
+    std::set<std::string> root_nodes;
+    std::string root_label;
+    for (int id : a.roots) {
+      const Candidate* c = find_candidate(a, id);
+      if (c->time && (!root_time || *c->time < *root_time)) root_time = c->time;
+      if (!c->node.empty()) root_nodes.insert(c->node);
+      if (root_label.empty()) root_label = c->meaning.sub_domain + (c->node.empty() ? "" : " on " + c->node);
+    }
+    TimeUs tol = secs(ctx.rules.settings.onset_tolerance_s);
+    for (auto& [key, g] : groups) {
+      std::sort(g.events.begin(), g.events.end(),
+                [&](std::size_t x, std::size_t y) { return event_time_less(a.events[x], a.events[y]); });
+      g.count = g.events.size();
+      for (const auto& [k, n] : a.overflow)
+        if (k.first == g.node && k.second == g.kind) g.count += n;
+      const Event& first = a.events[g.events.front()];
+      if (a.verdict == "no_failure") {
+        g.demoted = true;
+        g.explained_by = "the job completed";
+      } else if (!a.roots.empty()) {
+        bool after = !root_time || !first.time || *first.time >= *root_time - tol;
+        if (after || root_nodes.count(g.node)) {
+          g.demoted = true;
+          g.explained_by = a.verdict == "attributed" ? root_label : "one of the candidate causes";
+        }
+      }
+      a.symptoms.push_back(std::move(g));
+    }
+  }
+};
+
+}  // namespace
+
+std::vector<std::unique_ptr<CorrelationRule>> make_correlation_rules() {
+  std::vector<std::unique_ptr<CorrelationRule>> rules;
+  rules.push_back(std::make_unique<BuildCandidates>());
+  rules.push_back(std::make_unique<StateImpliedCause>());
+  rules.push_back(std::make_unique<FailureOnset>());
+  rules.push_back(std::make_unique<ChooseFirstFault>());
+  rules.push_back(std::make_unique<PeerBlame>());
+  rules.push_back(std::make_unique<CoverageGaps>());
+  rules.push_back(std::make_unique<DecideVerdict>());
+  rules.push_back(std::make_unique<GroupSymptoms>());
+  return rules;
+}
+
+}  // namespace ff

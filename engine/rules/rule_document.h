@@ -1,0 +1,73 @@
+// Step 1 of 3 of rule loading (read → collect → compile), as in Falco:
+// a RuleDocument is what one YAML file says, unvalidated beyond its shape,
+// with the file and line of every entry so that errors can name them.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ff {
+
+struct RuleLocation {
+  std::string file;
+  int line = 0;  // 1-based
+};
+
+struct RuleError {
+  RuleLocation where;
+  std::string rule;  // name of the rule, "" when the error is about the file
+  std::string message;
+  std::string to_string() const;
+};
+
+struct PatternRule {
+  std::string name;
+  std::string kind;
+  std::vector<std::string> sources;
+  std::vector<std::string> literals;
+  std::string regex;
+  std::string group;
+  bool enabled = true;
+  RuleLocation where;
+};
+
+struct KindRule {
+  std::string kind;
+  std::string role;      // fault | symptom | info
+  std::string strength;  // strong | medium | weak
+  std::string scope = "node";  // node | job
+  std::string domain, sub_domain, action, label, corroborates;
+  double detection_lag_s = 0;
+  RuleLocation where;
+};
+
+struct XidRule {
+  int code = 0;
+  std::string name, cause, strength, domain, sub_domain, action;
+  RuleLocation where;
+};
+
+struct XidFamilyRule {
+  int from = 0, to = 0;
+  XidRule meaning;  // code unused
+};
+
+struct RuleDocument {
+  std::string file;
+  std::vector<PatternRule> patterns;
+  std::vector<KindRule> kinds;
+  std::vector<XidRule> xids;
+  std::vector<XidFamilyRule> families;
+  std::vector<XidRule> sxids;
+  std::optional<XidRule> sxid_default;
+  std::map<std::string, std::pair<double, RuleLocation>> settings;
+};
+
+// Parses one YAML rule file. `display_name` is used in error messages.
+RuleDocument read_rule_text(const std::string& display_name, const std::string& text,
+                            std::vector<RuleError>& errors);
+RuleDocument read_rule_file(const std::string& path, std::vector<RuleError>& errors);
+
+}  // namespace ff

@@ -1,0 +1,54 @@
+#include "rules/rule_set.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "rules/builtin_rules.h"
+
+namespace ff {
+
+void RuleCollector::add(const RuleDocument& doc) {
+  for (const auto& p : doc.patterns) {
+    auto it = std::find_if(set_.patterns.begin(), set_.patterns.end(),
+                           [&](const PatternRule& q) { return q.name == p.name; });
+    if (it != set_.patterns.end()) *it = p;
+    else set_.patterns.push_back(p);
+  }
+  for (const auto& k : doc.kinds) set_.kinds[k.kind] = k;
+  for (const auto& x : doc.xids) set_.xids[x.code] = x;
+  for (const auto& x : doc.sxids) set_.sxids[x.code] = x;
+  // A document's families take precedence over earlier ones.
+  set_.families.insert(set_.families.begin(), doc.families.begin(), doc.families.end());
+  if (doc.sxid_default) set_.sxid_default = doc.sxid_default;
+  for (const auto& [k, v] : doc.settings) set_.settings[k] = v;
+}
+
+RuleSet collect_rules(bool include_builtin, const std::vector<std::string>& dirs,
+                      std::vector<RuleError>& errors) {
+  RuleCollector c;
+  if (include_builtin)
+    for (const auto& f : builtin_rule_files())
+      c.add(read_rule_text(std::string("builtin:") + f.name, f.text, errors));
+  namespace fs = std::filesystem;
+  for (const auto& dir : dirs) {
+    std::error_code ec;
+    if (fs::is_regular_file(dir, ec)) {
+      c.add(read_rule_file(dir, errors));
+      continue;
+    }
+    std::vector<std::string> files;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      auto ext = it->path().extension().string();
+      if (it->is_regular_file() && (ext == ".yaml" || ext == ".yml")) files.push_back(it->path().string());
+    }
+    if (ec) {
+      errors.push_back({{dir, 0}, "", "cannot read rules directory: " + ec.message()});
+      continue;
+    }
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) c.add(read_rule_file(f, errors));
+  }
+  return c.collected();
+}
+
+}  // namespace ff

@@ -1,0 +1,18 @@
+// Step 5 of the pipeline: where symptoms and candidates become a verdict.
+// Maps the refined Attribution to the Diagnosis of shared/spec/diagnosis.md:
+// verdict, domain, root causes, affected nodes, the evidence chain (time
+// ordered; ids cited by the other fields), recommended action and summary.
+#pragma once
+
+#include "filter/filter_context.h"
+#include "model/diagnosis.h"
+#include "refine/attribution.h"
+
+namespace ff {
+
+void build_diagnosis(const Attribution& a, const FilterContext& ctx, Diagnosis& d);
+
+// One printable ASCII line of at most `max_bytes`, safe for a Slurm comment.
+std::string comment_safe(const std::string& s, std::size_t max_bytes = 1000);
+
+}  // namespace ff

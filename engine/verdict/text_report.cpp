@@ -1,0 +1,106 @@
+#include "verdict/text_report.h"
+
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace ff {
+namespace {
+
+struct Style {
+  bool on;
+  std::string bold() const { return on ? "\033[1m" : ""; }
+  std::string red() const { return on ? "\033[1;31m" : ""; }
+  std::string yellow() const { return on ? "\033[33m" : ""; }
+  std::string green() const { return on ? "\033[32m" : ""; }
+  std::string dim() const { return on ? "\033[2m" : ""; }
+  std::string reset() const { return on ? "\033[0m" : ""; }
+};
+
+std::string t(const MaybeTime& m) { return m ? format_time(*m) : std::string("(no time)"); }
+
+std::string printable(const std::string& s, std::size_t max) {
+  std::string out;
+  for (unsigned char c : s) {
+    if (out.size() >= max) {
+      out += "...";
+      break;
+    }
+    out.push_back(c < 0x20 || c == 0x7f ? '?' : static_cast<char>(c));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string diagnosis_to_text(const Diagnosis& d, bool colour) {
+  Style st{colour};
+  std::ostringstream o;
+  std::string vcol = d.verdict == "attributed" ? st.red() : d.verdict == "no_failure" ? st.green() : st.yellow();
+  o << st.bold() << "job " << d.job_id << (d.cluster.empty() ? "" : " on " + d.cluster) << st.reset()
+    << "  state " << (d.terminal_state.empty() ? "unknown" : d.terminal_state) << "\n";
+  o << vcol << d.verdict << st.reset();
+  if (!d.domain.empty()) o << "  " << d.domain << (d.sub_domain.empty() ? "" : " / " + d.sub_domain);
+  o << "\n" << st.bold() << d.summary << st.reset() << "\n";
+  o << "action: " << st.bold() << d.recommended_action << st.reset() << "\n";
+
+  if (!d.root_causes.empty()) {
+    o << "\n" << st.bold() << (d.verdict == "ambiguous" ? "candidate causes" : "root cause") << st.reset() << "\n";
+    for (const auto& r : d.root_causes) {
+      o << "  " << (r.node.empty() ? "(job-wide)" : r.node);
+      if (!r.device.empty()) o << " " << r.device;
+      if (r.rank >= 0) o << " rank " << r.rank;
+      o << "  " << r.sub_domain << "  at " << t(r.time) << "\n    " << printable(r.summary, 200)
+        << "\n";
+    }
+  }
+
+  if (!d.evidence.empty()) {
+    o << "\n" << st.bold() << "timeline" << st.reset() << "\n";
+    for (const auto& e : d.evidence) {
+      o << "  [" << e.id << "] " << t(e.time) << (e.time_inferred ? "~" : " ") << " "
+        << (e.node.empty() ? "-" : e.node) << "  " << e.event << "\n      " << st.dim() << e.source << ":"
+        << e.line << st.reset() << "  " << printable(e.text, 160) << "\n";
+    }
+  }
+
+  std::map<std::string, std::set<std::string>> demoted, active;
+  std::map<std::string, std::uint64_t> counts;
+  for (const auto& s : d.symptoms) {
+    (s.status == "demoted" ? demoted : active)[s.kind].insert(s.node.empty() ? "-" : s.node);
+    counts[s.kind] += s.count;
+  }
+  if (!active.empty()) {
+    o << "\n" << st.bold() << "active symptoms" << st.reset() << "\n";
+    for (const auto& [k, nodes] : active)
+      o << "  " << k << " on " << nodes.size() << " node(s), " << counts[k] << " event(s)\n";
+  }
+  if (!demoted.empty()) {
+    o << "\n" << st.bold() << "demoted symptoms" << st.reset() << " (explained by the root cause)\n";
+    for (const auto& [k, nodes] : demoted) o << "  " << k << " on " << nodes.size() << " node(s)\n";
+  }
+
+  std::vector<const CoverageItem*> gaps;
+  for (const auto& c : d.coverage)
+    if (c.status != "ok") gaps.push_back(&c);
+  if (!gaps.empty()) {
+    o << "\n" << st.bold() << "coverage gaps" << st.reset() << "\n";
+    for (const auto* c : gaps)
+      o << "  " << (c->node.empty() ? "cluster" : c->node) << " " << c->source << ": " << c->status << " ("
+        << printable(c->detail, 160) << ")\n";
+  }
+  if (!d.ignored.empty()) {
+    std::uint64_t n = 0;
+    for (const auto& i : d.ignored) n += i.count;
+    o << "\n" << st.dim() << n << " event(s) ignored (stale, other jobs, unused GPUs, context); see --format json"
+      << st.reset() << "\n";
+  }
+  if (!d.errors.empty()) {
+    o << "\n" << st.bold() << "input problems" << st.reset() << "\n";
+    for (const auto& e : d.errors)
+      o << "  " << e.source << (e.line ? ":" + std::to_string(e.line) : "") << ": " << printable(e.message, 200) << "\n";
+  }
+  return o.str();
+}
+
+}  // namespace ff

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs the Debian packages firstfault builds and tests with.
+# Idempotent: a package already installed costs nothing. Needs root (or sudo).
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config ninja-build
+  libre2-dev nlohmann-json3-dev libspdlog-dev libyaml-cpp-dev libcli11-dev
+  zlib1g-dev libgtest-dev libgmock-dev libhowardhinnant-date-dev tzdata
+  python3 gzip
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
