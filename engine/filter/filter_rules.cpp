@@ -282,7 +282,10 @@ class Dedupe : public FilterRule {
     }
     std::size_t w = 0;
     for (std::size_t i = 0; i < events.size(); ++i)
-      if (!drop[i]) events[w++] = std::move(events[i]);
+      if (!drop[i]) {
+        if (w != i) events[w] = std::move(events[i]);  // never self-move
+        ++w;
+      }
     events.resize(w);
   }
 };
