@@ -67,6 +67,7 @@ class ResolveRankAndDevice : public FilterRule {
   void on_event(Event& e, FilterContext& ctx) override {
     if (auto it = e.fields.find("pci"); it != e.fields.end()) e.device = canonical_pci(it->second);
     if (int r = to_int(e.field("rank")); r >= 0) e.rank = r;
+    else if (int r2 = to_int(e.field("rank2")); r2 >= 0) e.rank = r2;
     if (e.rank < 0 && !e.node.empty()) {
       if (int lr = to_int(e.field("local_rank")); lr >= 0) e.rank = ctx.job.rank_for_local(e.node, lr);
     }

@@ -87,8 +87,8 @@ class BuildCandidates : public CorrelationRule {
       Candidate* target = nullptr;
       for (auto& c : a.candidates) {
         if (c.node != node) continue;
-        if (node.empty() && c.kind != e.kind) continue;  // job-wide: one per kind
         const Event& first = a.events[c.events.front()];
+        if (node.empty() && first.kind != e.kind) continue;  // job-wide: one per kind
         bool close = !e.time || !first.time || *e.time - *first.time <= window || node.empty();
         if (close) target = &c;
       }
