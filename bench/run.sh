@@ -4,6 +4,7 @@
 # checks, and exits 0 even when a target is missed. See bench/README.md.
 #
 #   bench/run.sh [BUILD_DIR=build] [--nodes N] [--lines N] [--seed N] [--runs N] [--keep]
+#   (a relative BUILD_DIR is taken relative to the repository root)
 #
 # Environment (optional):
 #   FIRSTFAULT=path     binary to measure instead of BUILD_DIR/agent/firstfault (not built)
@@ -103,6 +104,14 @@ EOF
 fi
 [ $build_ok -eq 1 ] || die "the build failed; not measuring a possibly stale $ff"
 [ -x "$gen" ] || die "no generator at $gen (cmake --build $build_dir --target ff_bench_gen)"
+build_type=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$build_dir/CMakeCache.txt" 2>/dev/null)
+if [ -n "${FIRSTFAULT:-}" ]; then
+  build_note="FIRSTFAULT=$ff (build type unknown)"
+else
+  build_note="$ff (CMAKE_BUILD_TYPE=${build_type:-unset})"
+  [ "$build_type" = Release ] ||
+    build_note+="; measure a Release build for figures to compare (optimisation differs)"
+fi
 
 # --- incident --------------------------------------------------------------------------------
 work=${FF_BENCH_DIR:-${TMPDIR:-/tmp}/firstfault-bench-n$nodes-l$lines-s$seed}
@@ -252,6 +261,7 @@ echo "firstfault benchmark ($(date -u +%Y-%m-%dT%H:%M:%SZ), $(uname -n), $(nproc
 printf '  input      %s files, %s lines, %s MB under nodes/ app/ cluster/ (+ job.json)\n' \
   "$in_files" "$in_lines" "$in_mb"
 printf '  incident   %s  (%s nodes, seed %s, %s)\n' "$incident" "$nodes" "$seed" "$gen_note"
+printf '  binary     %s\n' "$build_note"
 printf '  literals   %s from "firstfault rules literals"; grep -E matches %s lines\n' "$n_lit" "$matched"
 printf '  timing     median of %s runs, warm page cache, %s\n' "$runs" \
   "$([ -n "$timer" ] && echo '/usr/bin/time -f "%e %M"' || echo 'bash time (no RSS)')"

@@ -60,7 +60,11 @@ IncidentLayout list_incident(const fs::path& dir, std::vector<ErrorItem>& errors
       layout.node_dirs.push_back(node);
       std::vector<SourceFile> files;
       for (const auto& f : sorted_entries(nd, errors, "nodes/" + node)) {
-        if (!fs::is_regular_file(f, ec)) continue;
+        if (!fs::is_regular_file(f, ec)) {
+          errors.push_back({"nodes/" + node + "/" + f.filename().string(), 0,
+                            "not a regular file (directory, broken link or device): skipped"});
+          continue;
+        }
         std::string name = f.filename().string();
         files.push_back({f, "nodes/" + node + "/" + name, node, node_file_kind(name)});
       }
@@ -75,7 +79,11 @@ IncidentLayout list_incident(const fs::path& dir, std::vector<ErrorItem>& errors
     fs::path p = dir / top;
     if (!fs::is_directory(p, ec)) continue;
     for (const auto& f : sorted_entries(p, errors, top)) {
-      if (!fs::is_regular_file(f, ec)) continue;
+      if (!fs::is_regular_file(f, ec)) {
+        errors.push_back({std::string(top) + "/" + f.filename().string(), 0,
+                          "not a regular file (directory, broken link or device): skipped"});
+        continue;
+      }
       std::string name = f.filename().string();
       std::string kind = top == std::string("app") ? "app"
                          : name.rfind("slurmctld", 0) == 0 ? "slurmctld" : "cluster";

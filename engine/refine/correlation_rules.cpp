@@ -264,6 +264,14 @@ class ChooseFirstFault : public CorrelationRule {
         break;
       }
     }
+    // Nothing strong enough: the weak candidates from before the onset are
+    // all listed, and the verdict cannot be more certain than they are.
+    if (!head)
+      for (Candidate* c : order)
+        if (c->status == CandidateStatus::kWeak && before_onset(*c)) {
+          c->status = CandidateStatus::kCandidate;
+          c->note = "weak evidence only";
+        }
     for (Candidate* c : order) {
       if (c->status == CandidateStatus::kRoot || c->status == CandidateStatus::kCandidate)
         a.roots.push_back(c->id);

@@ -1,0 +1,61 @@
+// Runs the real firstfault binary and captures stdout and the exit code.
+#pragma once
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace fftest {
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out;
+};
+
+inline std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+inline RunResult run_firstfault(const std::string& args) {
+  RunResult r;
+  std::string cmd = std::string(FF_BINARY) + " " + args + " 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 65536> buf;
+  std::size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  int status = pclose(p);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+// A scratch incident directory, removed at the end of the test.
+class TempIncident {
+ public:
+  TempIncident() {
+    char tmpl[] = "/tmp/ff-incident-XXXXXX";
+    dir_ = mkdtemp(tmpl);
+  }
+  ~TempIncident() {
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+  const std::filesystem::path& dir() const { return dir_; }
+  std::string arg() const { return shell_quote(dir_.string()); }
+  void write(const std::string& rel, const std::string& text) const {
+    auto p = dir_ / rel;
+    std::filesystem::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << text;
+  }
+
+ private:
+  std::filesystem::path dir_;
+};
+
+}  // namespace fftest
