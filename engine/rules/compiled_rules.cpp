@@ -247,7 +247,7 @@ std::shared_ptr<const CompiledRules> compile_rules(const RuleSet& set, std::vect
     }
     auto re = std::make_unique<RE2>(alt, popts);
     if (re->ok()) out->prefilters_.emplace(bit, std::move(re));
-    else errors.push_back({{"<prefilter>", 0}, "", "prefilter does not compile: " + re->error()});
+    else errors.push_back(make_rule_error("<prefilter>", 0, "", "prefilter does not compile: " + re->error()));
   }
   return out;
 }

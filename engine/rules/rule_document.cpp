@@ -10,9 +10,18 @@ namespace ff {
 
 std::string RuleError::to_string() const {
   std::string s = where.file;
-  if (where.line > 0) s += ":" + std::to_string(where.line);
-  if (!rule.empty()) s += ": rule '" + rule + "'";
-  return s + ": " + message;
+  if (where.line > 0) {
+    s += ':';
+    s += std::to_string(where.line);
+  }
+  if (!rule.empty()) {
+    s += ": rule '";
+    s += rule;
+    s += '\'';
+  }
+  s += ": ";
+  s += message;
+  return s;
 }
 
 namespace {
@@ -109,7 +118,7 @@ RuleDocument read_rule_text(const std::string& display_name, const std::string& 
   try {
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    errors.push_back({{display_name, e.mark.line + 1}, "", "YAML syntax error: " + e.msg});
+    errors.push_back(make_rule_error(display_name, e.mark.line + 1, "", "YAML syntax error: " + e.msg));
     return doc;
   }
   if (!root || root.IsNull()) return doc;
@@ -200,7 +209,7 @@ RuleDocument read_rule_text(const std::string& display_name, const std::string& 
       }
     }
   } catch (const YAML::Exception& e) {
-    errors.push_back({{display_name, e.mark.line + 1}, "", std::string("unexpected structure: ") + e.msg});
+    errors.push_back(make_rule_error(display_name, e.mark.line + 1, "", std::string("unexpected structure: ") + e.msg));
   }
   return doc;
 }
@@ -208,7 +217,7 @@ RuleDocument read_rule_text(const std::string& display_name, const std::string& 
 RuleDocument read_rule_file(const std::string& path, std::vector<RuleError>& errors) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    errors.push_back({{path, 0}, "", "cannot read rule file"});
+    errors.push_back(make_rule_error(path, 0, "", "cannot read rule file"));
     return RuleDocument{path, {}, {}, {}, {}, {}, {}, {}};
   }
   std::stringstream ss;

@@ -22,6 +22,18 @@ struct RuleError {
   std::string to_string() const;
 };
 
+// Builds a RuleError member by member (GCC 12 misreads nested brace
+// initialisation of the strings here as use of uninitialised memory).
+inline RuleError make_rule_error(const std::string& file, int line, const std::string& rule,
+                                 const std::string& message) {
+  RuleError e;
+  e.where.file = file;
+  e.where.line = line;
+  e.rule = rule;
+  e.message = message;
+  return e;
+}
+
 struct PatternRule {
   std::string name;
   std::string kind;

@@ -42,7 +42,7 @@ RuleSet collect_rules(bool include_builtin, const std::vector<std::string>& dirs
       if (it->is_regular_file() && (ext == ".yaml" || ext == ".yml")) files.push_back(it->path().string());
     }
     if (ec) {
-      errors.push_back({{dir, 0}, "", "cannot read rules directory: " + ec.message()});
+      errors.push_back(make_rule_error(dir, 0, "", "cannot read rules directory: " + ec.message()));
       continue;
     }
     std::sort(files.begin(), files.end());

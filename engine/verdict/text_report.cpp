@@ -98,7 +98,11 @@ std::string diagnosis_to_text(const Diagnosis& d, bool colour) {
   if (!d.errors.empty()) {
     o << "\n" << st.bold() << "input problems" << st.reset() << "\n";
     for (const auto& e : d.errors)
-      o << "  " << e.source << (e.line ? ":" + std::to_string(e.line) : "") << ": " << printable(e.message, 200) << "\n";
+    {
+      o << "  " << e.source;
+      if (e.line) o << ':' << e.line;
+      o << ": " << printable(e.message, 200) << "\n";
+    }
   }
   return o.str();
 }
