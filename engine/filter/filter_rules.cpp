@@ -66,6 +66,8 @@ class ResolveRankAndDevice : public FilterRule {
   Phase phase() const override { return Phase::kEarly; }
   void on_event(Event& e, FilterContext& ctx) override {
     if (auto it = e.fields.find("pci"); it != e.fields.end()) e.device = canonical_pci(it->second);
+    if (auto it = e.fields.find("source_pci"); it != e.fields.end() && !canonical_pci(it->second).empty())
+      e.device = canonical_pci(it->second);  // AER: the device the error came from
     if (int r = to_int(e.field("rank")); r >= 0) e.rank = r;
     else if (int r2 = to_int(e.field("rank2")); r2 >= 0) e.rank = r2;
     if (e.rank < 0 && !e.node.empty()) {

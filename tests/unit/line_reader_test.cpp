@@ -1,0 +1,325 @@
+// Unit tests for read/line_reader: plain and gzip files, line numbers,
+// defects (truncated gzip, overlong lines, NUL bytes) reported, not fatal.
+#include "read/line_reader.h"
+
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace ff {
+namespace {
+
+namespace fs = std::filesystem;
+
+class LineReaderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("ff_reader_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+            "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  fs::path write_plain(const std::string& name, const std::string& content) {
+    fs::path p = dir_ / name;
+    std::ofstream out(p, std::ios::binary);
+    out.write(content.data(), static_cast<std::streamsize>(content.size()));
+    return p;
+  }
+
+  fs::path write_gzip(const std::string& name, const std::string& content) {
+    fs::path p = dir_ / name;
+    gzFile gz = gzopen(p.c_str(), "wb");
+    EXPECT_NE(gz, nullptr);
+    std::size_t off = 0;
+    while (off < content.size()) {
+      unsigned n = static_cast<unsigned>(std::min<std::size_t>(content.size() - off, 1 << 20));
+      EXPECT_EQ(gzwrite(gz, content.data() + off, n), static_cast<int>(n));
+      off += n;
+    }
+    EXPECT_EQ(gzclose(gz), Z_OK);
+    return p;
+  }
+
+  fs::path dir_;
+};
+
+struct Collected {
+  std::string text;                       // all chunks concatenated
+  std::vector<std::string> lines;         // split at '\n'
+  std::vector<std::uint64_t> line_numbers;  // number of every line
+  std::size_t chunks = 0;
+  std::size_t max_chunk = 0;
+  bool chunks_end_with_newline = true;
+};
+
+Collected read_all(const fs::path& path, ReadStats& st, std::size_t chunk_size = 1 << 20,
+                   std::size_t max_line = (1 << 20) - 1) {
+  Collected c;
+  st = read_lines_chunked(
+      path.string(),
+      [&](std::string_view chunk, std::uint64_t first_line) {
+        ++c.chunks;
+        c.max_chunk = std::max(c.max_chunk, chunk.size());
+        if (chunk.empty() || chunk.back() != '\n') c.chunks_end_with_newline = false;
+        c.text.append(chunk.data(), chunk.size());
+        std::uint64_t n = first_line;
+        std::size_t start = 0;
+        while (start < chunk.size()) {
+          std::size_t nl = chunk.find('\n', start);
+          if (nl == std::string_view::npos) nl = chunk.size();
+          c.lines.emplace_back(chunk.substr(start, nl - start));
+          c.line_numbers.push_back(n++);
+          start = nl + 1;
+        }
+      },
+      chunk_size, max_line);
+  return c;
+}
+
+std::string numbered_lines(int count) {
+  std::string s;
+  for (int i = 1; i <= count; ++i) s += "line " + std::to_string(i) + " of the log\n";
+  return s;
+}
+
+TEST_F(LineReaderTest, PlainFileLinesAndCounts) {
+  ReadStats st;
+  Collected c = read_all(write_plain("a.log", "alpha\nbeta\n\ngamma\n"), st);
+  EXPECT_TRUE(st.opened);
+  EXPECT_EQ(st.error, "");
+  EXPECT_EQ(st.lines, 4u);
+  EXPECT_EQ(st.bytes, 18u);
+  EXPECT_EQ(st.long_lines, 0u);
+  EXPECT_EQ(st.nul_bytes, 0u);
+  EXPECT_EQ(c.text, "alpha\nbeta\n\ngamma\n");
+  EXPECT_EQ(c.lines, (std::vector<std::string>{"alpha", "beta", "", "gamma"}));
+  EXPECT_EQ(c.line_numbers, (std::vector<std::uint64_t>{1, 2, 3, 4}));
+}
+
+TEST_F(LineReaderTest, EmptyFileHasNoLines) {
+  ReadStats st;
+  Collected c = read_all(write_plain("empty.log", ""), st);
+  EXPECT_TRUE(st.opened);
+  EXPECT_EQ(st.error, "");
+  EXPECT_EQ(st.lines, 0u);
+  EXPECT_EQ(c.chunks, 0u);
+}
+
+TEST_F(LineReaderTest, LastLineWithoutNewlineGetsOne) {
+  ReadStats st;
+  Collected c = read_all(write_plain("a.log", "alpha\nbeta"), st);
+  EXPECT_EQ(st.lines, 2u);
+  EXPECT_EQ(st.bytes, 10u);
+  EXPECT_EQ(c.text, "alpha\nbeta\n");
+  EXPECT_EQ(c.line_numbers, (std::vector<std::uint64_t>{1, 2}));
+}
+
+TEST_F(LineReaderTest, SingleLineWithoutNewline) {
+  ReadStats st;
+  Collected c = read_all(write_plain("a.log", "x"), st);
+  EXPECT_EQ(st.lines, 1u);
+  EXPECT_EQ(c.text, "x\n");
+}
+
+TEST_F(LineReaderTest, MissingFileIsAnErrorNotACrash) {
+  ReadStats st;
+  Collected c = read_all(dir_ / "does-not-exist.log", st);
+  EXPECT_FALSE(st.opened);
+  EXPECT_NE(st.error, "");
+  EXPECT_EQ(c.chunks, 0u);
+}
+
+TEST_F(LineReaderTest, GzipFileIsReadTransparently) {
+  const std::string content = numbered_lines(50000);
+  ReadStats st;
+  Collected c = read_all(write_gzip("syslog.2.gz", content), st);
+  EXPECT_EQ(st.error, "");
+  EXPECT_EQ(st.lines, 50000u);
+  EXPECT_EQ(st.bytes, content.size());
+  EXPECT_EQ(c.text, content);
+  ASSERT_EQ(c.lines.size(), 50000u);
+  EXPECT_EQ(c.lines[49999], "line 50000 of the log");
+  EXPECT_EQ(c.line_numbers[49999], 50000u);
+}
+
+TEST_F(LineReaderTest, TruncatedGzipReportsErrorAndKeepsLinesBeforeTheDamage) {
+  const int total = 200000;
+  const std::string content = numbered_lines(total);
+  fs::path gz = write_gzip("syslog.1.gz", content);
+  // Cut off the second half of the compressed stream.
+  std::string bytes;
+  {
+    std::ifstream in(gz, std::ios::binary);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    bytes = ss.str();
+  }
+  ASSERT_GT(bytes.size(), 1000u);
+  fs::path cut = write_plain("cut.gz", bytes.substr(0, bytes.size() / 2));
+
+  ReadStats st;
+  Collected c = read_all(cut, st);
+  EXPECT_TRUE(st.opened);
+  EXPECT_NE(st.error, "") << "a truncated gzip must be reported";
+  EXPECT_GT(st.lines, 1000u);
+  EXPECT_LT(st.lines, static_cast<std::uint64_t>(total));
+  ASSERT_FALSE(c.lines.empty());
+  // every line but possibly the last (cut in the middle) is intact and in order
+  for (std::size_t i = 0; i + 1 < c.lines.size(); ++i) {
+    ASSERT_EQ(c.lines[i], "line " + std::to_string(i + 1) + " of the log") << i;
+    ASSERT_EQ(c.line_numbers[i], i + 1);
+  }
+}
+
+TEST_F(LineReaderTest, GzipMissingOnlyItsTrailerKeepsAllLines) {
+  const std::string content = numbered_lines(1000);
+  fs::path gz = write_gzip("a.gz", content);
+  std::string bytes;
+  {
+    std::ifstream in(gz, std::ios::binary);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    bytes = ss.str();
+  }
+  fs::path cut = write_plain("cut.gz", bytes.substr(0, bytes.size() - 4));  // no ISIZE
+  ReadStats st;
+  Collected c = read_all(cut, st);
+  EXPECT_NE(st.error, "");
+  EXPECT_EQ(st.lines, 1000u);
+  EXPECT_EQ(c.text, content);
+}
+
+TEST_F(LineReaderTest, CorruptGzipReportsError) {
+  const std::string content = numbered_lines(100000);
+  fs::path gz = write_gzip("a.gz", content);
+  std::string bytes;
+  {
+    std::ifstream in(gz, std::ios::binary);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    bytes = ss.str();
+  }
+  for (std::size_t i = bytes.size() / 2; i < bytes.size() / 2 + 64; ++i) bytes[i] = '\xff';
+  ReadStats st;
+  Collected c = read_all(write_plain("corrupt.gz", bytes), st);
+  EXPECT_NE(st.error, "");
+  EXPECT_LT(st.lines, 100000u);
+  for (std::size_t i = 0; i + 1 < c.lines.size(); ++i)
+    ASSERT_EQ(c.lines[i], "line " + std::to_string(i + 1) + " of the log") << i;
+}
+
+TEST_F(LineReaderTest, TenMegabyteLineIsCutAndFollowingLinesKeepTheirNumbers) {
+  std::string content = "first\n";
+  content += std::string(10u << 20, 'x');
+  content += "\nafter one\nafter two\n";
+  ReadStats st;
+  Collected c = read_all(write_plain("long.log", content), st);
+  EXPECT_EQ(st.error, "");
+  EXPECT_EQ(st.long_lines, 1u);
+  EXPECT_EQ(st.first_long_line, 2u);
+  EXPECT_EQ(st.lines, 4u);
+  EXPECT_EQ(st.bytes, content.size());
+  ASSERT_EQ(c.lines.size(), 4u);
+  EXPECT_EQ(c.lines[0], "first");
+  EXPECT_EQ(c.lines[1], std::string((1u << 20) - 1, 'x'));
+  EXPECT_EQ(c.lines[2], "after one");
+  EXPECT_EQ(c.lines[3], "after two");
+  EXPECT_EQ(c.line_numbers, (std::vector<std::uint64_t>{1, 2, 3, 4}));
+}
+
+TEST_F(LineReaderTest, LongLineInGzipIsCutToo) {
+  std::string content = "first\n" + std::string(3u << 20, 'y') + "\nafter\n";
+  ReadStats st;
+  Collected c = read_all(write_gzip("long.gz", content), st);
+  EXPECT_EQ(st.error, "");
+  EXPECT_EQ(st.long_lines, 1u);
+  ASSERT_EQ(c.lines.size(), 3u);
+  EXPECT_EQ(c.lines[2], "after");
+  EXPECT_EQ(c.line_numbers[2], 3u);
+}
+
+TEST_F(LineReaderTest, LongLineAtEndOfFileWithoutNewline) {
+  std::string content = "first\n" + std::string(3u << 20, 'z');
+  ReadStats st;
+  Collected c = read_all(write_plain("tail.log", content), st);
+  EXPECT_EQ(st.error, "");
+  EXPECT_EQ(st.long_lines, 1u);
+  EXPECT_EQ(st.first_long_line, 2u);
+  ASSERT_EQ(c.lines.size(), 2u);
+  EXPECT_EQ(c.lines[0], "first");
+  EXPECT_EQ(c.lines[1].size(), (1u << 20) - 1);
+}
+
+TEST_F(LineReaderTest, SeveralLongLinesWithSmallLimit) {
+  std::string content;
+  for (int i = 1; i <= 20; ++i)
+    content += (i % 5 == 0 ? std::string(5000, 'a') : "short " + std::to_string(i)) + "\n";
+  ReadStats st;
+  Collected c = read_all(write_plain("mixed.log", content), st, 4096, 1023);
+  EXPECT_EQ(st.error, "");
+  EXPECT_EQ(st.long_lines, 4u);
+  EXPECT_EQ(st.first_long_line, 5u);
+  EXPECT_EQ(st.lines, 20u);
+  ASSERT_EQ(c.lines.size(), 20u);
+  for (int i = 1; i <= 20; ++i) {
+    EXPECT_EQ(c.line_numbers[static_cast<std::size_t>(i - 1)], static_cast<std::uint64_t>(i));
+    if (i % 5 == 0)
+      EXPECT_EQ(c.lines[static_cast<std::size_t>(i - 1)], std::string(1023, 'a')) << i;
+    else
+      EXPECT_EQ(c.lines[static_cast<std::size_t>(i - 1)], "short " + std::to_string(i)) << i;
+  }
+}
+
+TEST_F(LineReaderTest, LineOfExactlyMaxLengthIsNotCut) {
+  std::string content = std::string(1023, 'b') + "\nnext\n";
+  ReadStats st;
+  Collected c = read_all(write_plain("exact.log", content), st, 4096, 1023);
+  EXPECT_EQ(st.long_lines, 0u);
+  ASSERT_EQ(c.lines.size(), 2u);
+  EXPECT_EQ(c.lines[0].size(), 1023u);
+  EXPECT_EQ(c.lines[1], "next");
+}
+
+TEST_F(LineReaderTest, NulBytesAreCounted) {
+  std::string content = "a";
+  content += '\0';
+  content += "b\nc";
+  content += '\0';
+  content += '\0';
+  content += "\nd\n";
+  ReadStats st;
+  Collected c = read_all(write_plain("nul.log", content), st);
+  EXPECT_EQ(st.nul_bytes, 3u);
+  EXPECT_EQ(st.lines, 3u);
+  ASSERT_EQ(c.lines.size(), 3u);
+  EXPECT_EQ(c.lines[0], std::string("a\0b", 3));
+  EXPECT_EQ(c.lines[2], "d");
+}
+
+TEST_F(LineReaderTest, BigFileIsDeliveredInBoundedChunks) {
+  // ~12 MB read with a 64 KiB chunk: no chunk larger than the buffer, every
+  // chunk made of whole lines, nothing lost or duplicated.
+  const int total = 400000;
+  const std::string content = numbered_lines(total);
+  ReadStats st;
+  Collected c = read_all(write_plain("big.log", content), st, 64 << 10, 4095);
+  EXPECT_EQ(st.error, "");
+  EXPECT_EQ(st.lines, static_cast<std::uint64_t>(total));
+  EXPECT_GT(c.chunks, 100u);
+  EXPECT_LE(c.max_chunk, 64u << 10);
+  EXPECT_TRUE(c.chunks_end_with_newline);
+  EXPECT_TRUE(c.text == content);
+  ASSERT_EQ(c.line_numbers.size(), static_cast<std::size_t>(total));
+  for (std::size_t i = 0; i < c.line_numbers.size(); ++i)
+    ASSERT_EQ(c.line_numbers[i], i + 1) << i;
+}
+
+}  // namespace
+}  // namespace ff
