@@ -56,12 +56,22 @@ std::string diagnosis_to_text(const Diagnosis& d, bool colour) {
   }
 
   if (!d.evidence.empty()) {
+    // Root-cause evidence in full; of the rest, the first line of each kind.
+    std::set<int> keep;
+    for (const auto& r : d.root_causes) keep.insert(r.evidence.begin(), r.evidence.end());
+    std::set<std::string> kinds_shown;
+    for (const auto& e : d.evidence)
+      if (!keep.count(e.id) && kinds_shown.insert(e.event).second) keep.insert(e.id);
     o << "\n" << st.bold() << "timeline" << st.reset() << "\n";
     for (const auto& e : d.evidence) {
+      if (!keep.count(e.id)) continue;
       o << "  [" << e.id << "] " << t(e.time) << (e.time_inferred ? "~" : " ") << " "
         << (e.node.empty() ? "-" : e.node) << "  " << e.event << "\n      " << st.dim() << e.source << ":"
         << e.line << st.reset() << "  " << printable(e.text, 160) << "\n";
     }
+    if (keep.size() < d.evidence.size())
+      o << "  " << st.dim() << "... " << d.evidence.size() - keep.size()
+        << " more evidence line(s) in --format json" << st.reset() << "\n";
   }
 
   std::map<std::string, std::set<std::string>> demoted, active;

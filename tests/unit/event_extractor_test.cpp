@@ -4,6 +4,7 @@
 #include "extract/event_extractor.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -37,8 +38,12 @@ SourceFile kernel_file() {
 SourceFile syslog_file() {
   return {"nodes/gpu-a02/syslog", "nodes/gpu-a02/syslog", "gpu-a02", "syslog"};
 }
-SourceFile app_file() { return {"nodes/gpu-a02/app.log", "nodes/gpu-a02/app.log", "gpu-a02", "app"}; }
-SourceFile job_output_file() { return {"app/slurm-48277.out", "app/slurm-48277.out", "", "app"}; }
+SourceFile app_file() {
+  return {"nodes/gpu-a02/app.log", "nodes/gpu-a02/app.log", "gpu-a02", "app"};
+}
+SourceFile job_output_file() {
+  return {"app/slurm-48277.out", "app/slurm-48277.out", "", "app"};
+}
 SourceFile slurmctld_file() {
   return {"cluster/slurmctld.log", "cluster/slurmctld.log", "", "slurmctld"};
 }
@@ -63,12 +68,15 @@ bool has_kind(const std::vector<Event>& events, const std::string& kind) {
 Event only_event(const std::string& line, const SourceFile& file,
                  const TimeContext& tc = TimeContext{}) {
   std::vector<Event> events = extract(line, file, tc);
-  EXPECT_EQ(events.size(), 1u) << "line: " << line << "\nkinds: " << ::testing::PrintToString(kinds_of(events));
+  EXPECT_EQ(events.size(), 1u) << "line: " << line
+                               << "\nkinds: " << ::testing::PrintToString(kinds_of(events));
   if (events.empty()) return Event{};
   return events.front();
 }
 
-std::string time_of(const Event& e) { return e.time ? format_time(*e.time) : "<none>"; }
+std::string time_of(const Event& e) {
+  return e.time ? format_time(*e.time) : "<none>";
+}
 
 // --- NVIDIA driver --------------------------------------------------------
 
@@ -251,8 +259,8 @@ TEST(EventExtractor, C10dWatchdogTimeout) {
 
 TEST(EventExtractor, C10dWatchdogTimeoutWithoutRankPrefix) {
   // PyTorch 2.0/2.1 logged without the "[rankN]:" prefix.
-  Event e = only_event(
-      std::string("[E ProcessGroupNCCL.cpp:828] [Rank 4] ") + kWatchdogTail, app_file());
+  Event e =
+      only_event(std::string("[E ProcessGroupNCCL.cpp:828] [Rank 4] ") + kWatchdogTail, app_file());
   EXPECT_EQ(e.kind, "nccl.timeout");
   EXPECT_EQ(e.field("rank"), "");
   EXPECT_EQ(e.field("rank2"), "4");
@@ -288,8 +296,8 @@ TEST(EventExtractor, WatchdogMessageInOlderTerminatedLineIsNotATimeout) {
 }
 
 TEST(EventExtractor, NcclWarnTimeout) {
-  Event e = only_event(
-      "gpu-b01:1234:1300 [3] NCCL WARN Timeout waiting for connection from peer", app_file());
+  Event e = only_event("gpu-b01:1234:1300 [3] NCCL WARN Timeout waiting for connection from peer",
+                       app_file());
   EXPECT_EQ(e.kind, "nccl.timeout");
   EXPECT_EQ(e.pattern, "nccl.warn_timeout");
   EXPECT_EQ(e.field("host"), "gpu-b01");
@@ -363,8 +371,8 @@ TEST(EventExtractor, UncorrectableEccCudaError) {
 }
 
 TEST(EventExtractor, DeviceSideAssert) {
-  Event e = only_event("[rank0]: RuntimeError: CUDA error: device-side assert triggered",
-                       app_file());
+  Event e =
+      only_event("[rank0]: RuntimeError: CUDA error: device-side assert triggered", app_file());
   EXPECT_EQ(e.kind, "cuda.device_assert");
   EXPECT_EQ(e.field("rank"), "0");
 }
@@ -412,8 +420,7 @@ TEST(EventExtractor, ConnectionClosedByPeerIsCommErrorAndConnectionClosed) {
 
 TEST(EventExtractor, TracebackHeaderIsNotAnEvent) {
   EXPECT_TRUE(extract("Traceback (most recent call last):", app_file()).empty());
-  EXPECT_TRUE(
-      extract("  File \"/opt/train/train.py\", line 412, in <module>", app_file()).empty());
+  EXPECT_TRUE(extract("  File \"/opt/train/train.py\", line 412, in <module>", app_file()).empty());
 }
 
 // --- host memory ------------------------------------------------------------
@@ -527,8 +534,8 @@ TEST(EventExtractor, SlurmdLineTimeWinsOverMessageTime) {
 }
 
 TEST(EventExtractor, SlurmctldNodeNotResponding) {
-  Event e = only_event("[2026-11-09T13:15:00.420] error: Nodes gpu-m03 not responding",
-                       slurmctld_file());
+  Event e =
+      only_event("[2026-11-09T13:15:00.420] error: Nodes gpu-m03 not responding", slurmctld_file());
   EXPECT_EQ(e.kind, "slurm.node_not_responding");
   EXPECT_EQ(e.field("node"), "gpu-m03");
   EXPECT_EQ(e.field("down"), "");
@@ -536,8 +543,9 @@ TEST(EventExtractor, SlurmctldNodeNotResponding) {
 }
 
 TEST(EventExtractor, SlurmctldNodeNotRespondingSettingDown) {
-  Event e = only_event("[2026-11-09T13:18:06.520] error: Nodes gpu-m03 not responding, setting DOWN",
-                       slurmctld_file());
+  Event e =
+      only_event("[2026-11-09T13:18:06.520] error: Nodes gpu-m03 not responding, setting DOWN",
+                 slurmctld_file());
   EXPECT_EQ(e.field("node"), "gpu-m03");
   EXPECT_EQ(e.field("down"), ", setting DOWN");
 }
@@ -751,7 +759,7 @@ class ScanFileTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = fs::temp_directory_path() /
-           ("ff_scan_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
+           ("ff_scan_" + std::to_string(::getpid()) + "_" +
             ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_);
   }
@@ -774,7 +782,10 @@ TEST_F(ScanFileTest, FindsMatchingLinesAmongNoiseWithTheirLineNumbers) {
     for (int i = 1; i <= total; ++i) {
       if (std::find(hits.begin(), hits.end(), i) != hits.end())
         out << "2026-11-02T10:41:07.512004+00:00 gpu-a02 kernel: NVRM: Xid (PCI:0000:5d:00): "
-            << (i == 1 ? 13 : i == total ? 48 : 79) << ", pid='<unknown>', name=<unknown>, x";
+            << (i == 1       ? 13
+                : i == total ? 48
+                             : 79)
+            << ", pid='<unknown>', name=<unknown>, x";
       else
         out << noise_line(i);
       if (i != total) out << '\n';  // last line without '\n'

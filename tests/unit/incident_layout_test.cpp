@@ -3,6 +3,7 @@
 #include "read/incident_layout.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -53,8 +54,8 @@ class IncidentLayoutTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = fs::temp_directory_path() /
-           ("ff_layout_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-            "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+           ("ff_layout_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -80,9 +81,9 @@ TEST_F(IncidentLayoutTest, RotatedSyslogsAreReadOldestFirst) {
   std::vector<ErrorItem> errors;
   IncidentLayout l = list_incident(dir_, errors);
   EXPECT_TRUE(errors.empty());
-  EXPECT_EQ(rels(l), (std::vector<std::string>{
-                         "nodes/gpu-a01/syslog-20261101", "nodes/gpu-a01/syslog.2.gz",
-                         "nodes/gpu-a01/syslog.1", "nodes/gpu-a01/syslog"}));
+  EXPECT_EQ(rels(l),
+            (std::vector<std::string>{"nodes/gpu-a01/syslog-20261101", "nodes/gpu-a01/syslog.2.gz",
+                                      "nodes/gpu-a01/syslog.1", "nodes/gpu-a01/syslog"}));
   for (const auto& f : l.files) {
     EXPECT_EQ(f.kind, "syslog") << f.rel;
     EXPECT_EQ(f.node, "gpu-a01") << f.rel;
@@ -105,9 +106,9 @@ TEST_F(IncidentLayoutTest, DatedRotationsOrderByDate) {
     touch(std::string("nodes/n1/") + f);
   std::vector<ErrorItem> errors;
   IncidentLayout l = list_incident(dir_, errors);
-  EXPECT_EQ(rels(l), (std::vector<std::string>{"nodes/n1/messages-20261025",
-                                               "nodes/n1/messages-20261101.gz",
-                                               "nodes/n1/messages"}));
+  EXPECT_EQ(rels(l),
+            (std::vector<std::string>{"nodes/n1/messages-20261025", "nodes/n1/messages-20261101.gz",
+                                      "nodes/n1/messages"}));
 }
 
 TEST_F(IncidentLayoutTest, KernelRotationBeforeCurrentKernelLog) {
@@ -115,8 +116,7 @@ TEST_F(IncidentLayoutTest, KernelRotationBeforeCurrentKernelLog) {
   touch("nodes/n1/kernel.log.1");
   std::vector<ErrorItem> errors;
   IncidentLayout l = list_incident(dir_, errors);
-  EXPECT_EQ(rels(l),
-            (std::vector<std::string>{"nodes/n1/kernel.log.1", "nodes/n1/kernel.log"}));
+  EXPECT_EQ(rels(l), (std::vector<std::string>{"nodes/n1/kernel.log.1", "nodes/n1/kernel.log"}));
 }
 
 TEST_F(IncidentLayoutTest, WholeIncidentLayout) {

@@ -3,6 +3,7 @@
 #include "read/line_reader.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <filesystem>
@@ -20,8 +21,8 @@ class LineReaderTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = fs::temp_directory_path() /
-           ("ff_reader_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-            "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+           ("ff_reader_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -51,8 +52,8 @@ class LineReaderTest : public ::testing::Test {
 };
 
 struct Collected {
-  std::string text;                       // all chunks concatenated
-  std::vector<std::string> lines;         // split at '\n'
+  std::string text;                         // all chunks concatenated
+  std::vector<std::string> lines;           // split at '\n'
   std::vector<std::uint64_t> line_numbers;  // number of every line
   std::size_t chunks = 0;
   std::size_t max_chunk = 0;
@@ -277,6 +278,19 @@ TEST_F(LineReaderTest, SeveralLongLinesWithSmallLimit) {
   }
 }
 
+TEST_F(LineReaderTest, LineLongerThanLimitButShorterThanChunkIsCut) {
+  // The header promises: lines longer than `max_line` are cut to it.
+  std::string content = "short\n" + std::string(2000, 'c') + "\nafter\n";
+  ReadStats st;
+  Collected c = read_all(write_plain("mid.log", content), st, 4096, 1023);
+  EXPECT_EQ(st.long_lines, 1u);
+  EXPECT_EQ(st.first_long_line, 2u);
+  ASSERT_EQ(c.lines.size(), 3u);
+  EXPECT_EQ(c.lines[1].size(), 1023u);
+  EXPECT_EQ(c.lines[2], "after");
+  EXPECT_EQ(c.line_numbers[2], 3u);
+}
+
 TEST_F(LineReaderTest, LineOfExactlyMaxLengthIsNotCut) {
   std::string content = std::string(1023, 'b') + "\nnext\n";
   ReadStats st;
@@ -317,8 +331,7 @@ TEST_F(LineReaderTest, BigFileIsDeliveredInBoundedChunks) {
   EXPECT_TRUE(c.chunks_end_with_newline);
   EXPECT_TRUE(c.text == content);
   ASSERT_EQ(c.line_numbers.size(), static_cast<std::size_t>(total));
-  for (std::size_t i = 0; i < c.line_numbers.size(); ++i)
-    ASSERT_EQ(c.line_numbers[i], i + 1) << i;
+  for (std::size_t i = 0; i < c.line_numbers.size(); ++i) ASSERT_EQ(c.line_numbers[i], i + 1) << i;
 }
 
 }  // namespace

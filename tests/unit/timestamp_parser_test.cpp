@@ -33,7 +33,9 @@ TimeContext in_zone(const char* zone, const std::string& reference) {
   return tc;
 }
 
-std::string time_of(const ParsedLine& p) { return p.time ? format_time(*p.time) : "<none>"; }
+std::string time_of(const ParsedLine& p) {
+  return p.time ? format_time(*p.time) : "<none>";
+}
 
 std::string body_of(std::string_view line, const ParsedLine& p) {
   return std::string(line.substr(std::min(p.body, line.size())));
@@ -113,6 +115,13 @@ TEST(TimestampParser, Rfc3339WithPositiveOffset) {
 TEST(TimestampParser, Rfc3339WithNegativeOffset) {
   ParsedLine p = parse_line_time("2026-11-02T05:41:07-05:00 host kernel: msg", november_utc());
   EXPECT_EQ(time_of(p), "2026-11-02T10:41:07Z");
+}
+
+TEST(TimestampParser, Rfc3339OffsetWithoutColonAndLowercaseZ) {
+  EXPECT_EQ(time_of(parse_line_time("2026-11-02T16:11:07+0530 h k: m", november_utc())),
+            "2026-11-02T10:41:07Z");
+  EXPECT_EQ(time_of(parse_line_time("2026-11-02T10:41:07z h k: m", november_utc())),
+            "2026-11-02T10:41:07Z");
 }
 
 TEST(TimestampParser, Rfc3339ZeroOffsetWithDmesgStampInBody) {
