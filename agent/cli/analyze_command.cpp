@@ -27,9 +27,13 @@ struct AnalyzeOptions {
 void add_analyze_command(CLI::App& app, int& exit_code) {
   auto opt = std::make_shared<AnalyzeOptions>();
   CLI::App* sub = app.add_subcommand("analyze", "diagnose one incident directory (static input)");
-  sub->add_option("dir", opt->dir, "incident directory (job.json, nodes/, app/, cluster/)")->required();
-  sub->add_option("--format", opt->format, "text (default) or json")->check(CLI::IsMember({"text", "json"}));
-  sub->add_option("--rules", opt->rules_dirs, "rule directory or file: extends, or by name replaces, the built-in rules (repeatable)");
+  sub->add_option("dir", opt->dir, "incident directory (job.json, nodes/, app/, cluster/)")
+      ->required();
+  sub->add_option("--format", opt->format, "text (default) or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  sub->add_option(
+      "--rules", opt->rules_dirs,
+      "rule directory or file: extends, or by name replaces, the built-in rules (repeatable)");
   sub->add_flag("--no-builtin-rules", opt->no_builtin, "use only the --rules files");
   sub->add_option("--out", opt->out, "write the report to FILE instead of stdout");
   sub->add_option("--color", opt->colour, "auto, always or never (text format)")
@@ -38,7 +42,8 @@ void add_analyze_command(CLI::App& app, int& exit_code) {
     std::vector<RuleError> rule_errors;
     auto rules = load_rules(!opt->no_builtin, opt->rules_dirs, rule_errors);
     if (!rule_errors.empty()) {
-      for (const auto& e : rule_errors) std::fprintf(stderr, "firstfault: %s\n", e.to_string().c_str());
+      for (const auto& e : rule_errors)
+        std::fprintf(stderr, "firstfault: %s\n", e.to_string().c_str());
       std::fprintf(stderr, "firstfault: rule files have errors; run `firstfault rules check`\n");
       exit_code = kExitBadRules;
       return;
@@ -50,7 +55,8 @@ void add_analyze_command(CLI::App& app, int& exit_code) {
       return;
     }
     bool to_file = !opt->out.empty();
-    bool colour = opt->colour == "always" || (opt->colour == "auto" && !to_file && isatty(STDOUT_FILENO));
+    bool colour =
+        opt->colour == "always" || (opt->colour == "auto" && !to_file && isatty(STDOUT_FILENO));
     std::string text = opt->format == "json" ? diagnosis_to_json(r.diagnosis) + "\n"
                                              : diagnosis_to_text(r.diagnosis, colour);
     if (to_file) {

@@ -12,7 +12,8 @@ void add_rules_command(CLI::App& app, int& exit_code) {
 
   auto dirs = std::make_shared<std::vector<std::string>>();
   auto no_builtin = std::make_shared<bool>(false);
-  CLI::App* check = rules->add_subcommand("check", "validate rule files (built-in ones, plus DIR...)");
+  CLI::App* check =
+      rules->add_subcommand("check", "validate rule files (built-in ones, plus DIR...)");
   check->add_option("dir", *dirs, "rule directories or files");
   check->add_flag("--no-builtin-rules", *no_builtin, "check only the given files");
   check->callback([dirs, no_builtin, &exit_code]() {
@@ -30,7 +31,8 @@ void add_rules_command(CLI::App& app, int& exit_code) {
   });
 
   auto ldirs = std::make_shared<std::vector<std::string>>();
-  CLI::App* literals = rules->add_subcommand("literals", "print the prefilter literals, one per line");
+  CLI::App* literals =
+      rules->add_subcommand("literals", "print the prefilter literals, one per line");
   literals->add_option("--rules", *ldirs, "extra rule directories");
   literals->callback([ldirs, &exit_code]() {
     std::vector<RuleError> errors;

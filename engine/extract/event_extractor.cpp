@@ -35,9 +35,10 @@ MaybeTime previous_line_time(std::string_view before, const TimeContext& tc) {
 
 }  // namespace
 
-void EventExtractor::match_line(std::string_view line, std::string_view before, std::uint64_t line_no,
-                                const SourceFile& file, unsigned kind_bit, const TimeContext& tc,
-                                std::uint64_t& seq, ExtractStats& st, const EventSink& sink) const {
+void EventExtractor::match_line(std::string_view line, std::string_view before,
+                                std::uint64_t line_no, const SourceFile& file, unsigned kind_bit,
+                                const TimeContext& tc, std::uint64_t& seq, ExtractStats& st,
+                                const EventSink& sink) const {
   ++st.candidate_lines;
   std::vector<bool> group_done(rules_.groups.size(), false);
   bool parsed = false;
@@ -90,7 +91,8 @@ void EventExtractor::match_line(std::string_view line, std::string_view before, 
       e.fields[name] = std::string(s.data(), std::min<std::size_t>(s.size(), 512));
     }
     if (!e.time) {
-      if (auto at = e.fields.find("at"); at != e.fields.end()) e.time = message_time(at->second, tc);
+      if (auto at = e.fields.find("at"); at != e.fields.end())
+        e.time = message_time(at->second, tc);
     }
     if (!e.time && !before.empty()) {
       if (!looked_back) {
@@ -104,30 +106,32 @@ void EventExtractor::match_line(std::string_view line, std::string_view before, 
   }
 }
 
-ExtractStats EventExtractor::scan_file(const SourceFile& file, const TimeContext& tc, std::uint64_t& seq,
-                                       const EventSink& sink) const {
+ExtractStats EventExtractor::scan_file(const SourceFile& file, const TimeContext& tc,
+                                       std::uint64_t& seq, const EventSink& sink) const {
   ExtractStats st;
   unsigned kind_bit = bit_of(file.kind);
   const RE2* pre = rules_.prefilter(kind_bit);
-  st.read = read_lines_chunked(file.path.string(), [&](std::string_view chunk, std::uint64_t first_line) {
+  st.read = read_lines_chunked(file.path.string(), [&](std::string_view chunk,
+                                                       std::uint64_t first_line) {
     if (!pre) return;
-    std::size_t pos = 0;            // search position in chunk
-    std::size_t counted = 0;        // newlines counted up to here
+    std::size_t pos = 0;      // search position in chunk
+    std::size_t counted = 0;  // newlines counted up to here
     std::uint64_t line_no = first_line;
     re2::StringPiece text(chunk.data(), chunk.size());
     re2::StringPiece hit;
-    while (pos < chunk.size() &&
-           pre->Match(text, pos, chunk.size(), RE2::UNANCHORED, &hit, 1)) {
+    while (pos < chunk.size() && pre->Match(text, pos, chunk.size(), RE2::UNANCHORED, &hit, 1)) {
       std::size_t at = static_cast<std::size_t>(hit.data() - chunk.data());
       // line boundaries around the hit
       std::size_t start = at;
       while (start > pos && chunk[start - 1] != '\n') --start;
-      const char* nl = static_cast<const char*>(std::memchr(chunk.data() + at, '\n', chunk.size() - at));
+      const char* nl =
+          static_cast<const char*>(std::memchr(chunk.data() + at, '\n', chunk.size() - at));
       std::size_t end = nl ? static_cast<std::size_t>(nl - chunk.data()) : chunk.size();
-      line_no += static_cast<std::uint64_t>(std::count(chunk.data() + counted, chunk.data() + start, '\n'));
+      line_no += static_cast<std::uint64_t>(
+          std::count(chunk.data() + counted, chunk.data() + start, '\n'));
       counted = start;
-      match_line(chunk.substr(start, end - start), chunk.substr(0, start ? start - 1 : 0), line_no, file,
-                 kind_bit, tc, seq, st, sink);
+      match_line(chunk.substr(start, end - start), chunk.substr(0, start ? start - 1 : 0), line_no,
+                 file, kind_bit, tc, seq, st, sink);
       pos = end + 1;
     }
   });
@@ -135,7 +139,8 @@ ExtractStats EventExtractor::scan_file(const SourceFile& file, const TimeContext
 }
 
 std::vector<Event> EventExtractor::extract_line(std::string_view line, const SourceFile& file,
-                                                const TimeContext& tc, std::uint64_t line_no) const {
+                                                const TimeContext& tc,
+                                                std::uint64_t line_no) const {
   std::vector<Event> out;
   ExtractStats st;
   std::uint64_t seq = 0;

@@ -24,7 +24,7 @@ struct ExtractStats {
   ReadStats read;
   std::uint64_t candidate_lines = 0;  // lines the prefilter let through
   std::uint64_t events = 0;
-  std::uint64_t bad_times = 0;        // lines whose timestamp looked wrong
+  std::uint64_t bad_times = 0;  // lines whose timestamp looked wrong
   std::uint64_t first_bad_time_line = 0;
 };
 
@@ -40,15 +40,15 @@ class EventExtractor {
                          const EventSink& sink) const;
 
   // The events of one line (no prefilter): for tests and `firstfault rules test`.
-  std::vector<Event> extract_line(std::string_view line, const SourceFile& file, const TimeContext& tc,
-                                  std::uint64_t line_no = 1) const;
+  std::vector<Event> extract_line(std::string_view line, const SourceFile& file,
+                                  const TimeContext& tc, std::uint64_t line_no = 1) const;
 
  private:
   // `before` is the text preceding the line in its buffer: a line without a
   // time looks back in it for the last timestamped line.
   void match_line(std::string_view line, std::string_view before, std::uint64_t line_no,
-                  const SourceFile& file, unsigned kind_bit, const TimeContext& tc, std::uint64_t& seq,
-                  ExtractStats& st, const EventSink& sink) const;
+                  const SourceFile& file, unsigned kind_bit, const TimeContext& tc,
+                  std::uint64_t& seq, ExtractStats& st, const EventSink& sink) const;
   const CompiledRules& rules_;
 };
 

@@ -9,7 +9,9 @@
 namespace ff {
 namespace {
 
-bool digit(char c) { return c >= '0' && c <= '9'; }
+bool digit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 // Reads exactly n digits at s[i]; advances i.
 bool num(std::string_view s, std::size_t& i, int n, int& out) {
@@ -154,7 +156,8 @@ ParsedLine parse_line_time(std::string_view s, const TimeContext& ctx) {
     std::size_t close = s.find("]:", 5);
     if (close != std::string_view::npos && close < 16) {
       i = close + 2;
-      if (i < s.size() && s[i] == '[') ++i;
+      if (i < s.size() && s[i] == '[')
+        ++i;
       else {
         p.body = i;
         while (p.body < s.size() && s[p.body] == ' ') ++p.body;
@@ -169,8 +172,8 @@ ParsedLine parse_line_time(std::string_view s, const TimeContext& ctx) {
   if ((c == 'I' || c == 'W' || c == 'E' || c == 'F') && i + 5 < s.size() && digit(s[i + 1])) {
     std::size_t j = i + 1;
     int mo, d, h, m, sec;
-    if (num(s, j, 2, mo) && num(s, j, 2, d) && j < s.size() && s[j++] == ' ' && hms(s, j, h, m, sec) &&
-        mo >= 1 && mo <= 12 && d >= 1 && d <= 31) {
+    if (num(s, j, 2, mo) && num(s, j, 2, d) && j < s.size() && s[j++] == ' ' &&
+        hms(s, j, h, m, sec) && mo >= 1 && mo <= 12 && d >= 1 && d <= 31) {
       long long us = fraction(s, j);
       int y = infer_year(unsigned(mo), unsigned(d), ctx);
       date::year_month_day ymd{date::year{y}, date::month{unsigned(mo)}, date::day{unsigned(d)}};
@@ -193,8 +196,8 @@ ParsedLine parse_line_time(std::string_view s, const TimeContext& ctx) {
     // Slurm: [2026-11-02T10:41:07.512]
     if (j + 19 <= s.size() && digit(s[j]) && s[j + 4] == '-') {
       std::size_t k = j;
-      if (num(s, k, 4, y) && s[k++] == '-' && num(s, k, 2, mo) && s[k++] == '-' && num(s, k, 2, d) &&
-          (s[k] == 'T' || s[k] == ' ') && (++k, hms(s, k, h, m, sec))) {
+      if (num(s, k, 4, y) && s[k++] == '-' && num(s, k, 2, mo) && s[k++] == '-' &&
+          num(s, k, 2, d) && (s[k] == 'T' || s[k] == ' ') && (++k, hms(s, k, h, m, sec))) {
         long long us = fraction(s, k);
         date::year_month_day ymd{date::year{y}, date::month{unsigned(mo)}, date::day{unsigned(d)}};
         if (!ymd.ok()) {
@@ -244,12 +247,13 @@ ParsedLine parse_line_time(std::string_view s, const TimeContext& ctx) {
     if (j + 4 < s.size() && std::isalpha(static_cast<unsigned char>(s[j])) && s[j + 3] == ' ') {
       int mon = month_of(s, j + 4);
       std::size_t q = j + 8;
-      if (mon && q <= s.size() && s[j + 7] == ' ' && day_num(s, q, d) && q < s.size() && s[q++] == ' ' &&
-          hms(s, q, h, m, sec)) {
+      if (mon && q <= s.size() && s[j + 7] == ' ' && day_num(s, q, d) && q < s.size() &&
+          s[q++] == ' ' && hms(s, q, h, m, sec)) {
         long long us = fraction(s, q);
         if (q < s.size() && s[q] == ' ') ++q;
         if (num(s, q, 4, y) && q < s.size() && s[q] == ']') {
-          date::year_month_day ymd{date::year{y}, date::month{unsigned(mon)}, date::day{unsigned(d)}};
+          date::year_month_day ymd{date::year{y}, date::month{unsigned(mon)},
+                                   date::day{unsigned(d)}};
           if (!ymd.ok()) {
             p.bad_time = true;
             return p;
@@ -294,7 +298,8 @@ ParsedLine parse_line_time(std::string_view s, const TimeContext& ctx) {
       }
       if (zoned) {
         TimeContext utc;
-        p.time = local_to_utc(y, unsigned(mo), unsigned(d), h, m, sec, us, utc) - offset_s * kUsPerSecond;
+        p.time = local_to_utc(y, unsigned(mo), unsigned(d), h, m, sec, us, utc) -
+                 offset_s * kUsPerSecond;
         p.form = "rfc3339";
         p.body = skip_syslog_prefix(s, k);
       } else {

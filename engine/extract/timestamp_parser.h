@@ -25,10 +25,10 @@ struct TimeContext {
 
 struct ParsedLine {
   MaybeTime time;
-  const char* form = "none";       // which timestamp form was recognised
-  std::size_t body = 0;            // offset of the message after time/host/program
+  const char* form = "none";            // which timestamp form was recognised
+  std::size_t body = 0;                 // offset of the message after time/host/program
   std::optional<double> dmesg_seconds;  // "[12345.678901]" seen in the line
-  bool bad_time = false;           // looked like a timestamp but did not parse
+  bool bad_time = false;                // looked like a timestamp but did not parse
 };
 
 // Looks only at the start of the line; cheap when there is no timestamp.

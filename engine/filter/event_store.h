@@ -23,7 +23,9 @@ class EventStore {
   // Moves the retained events out, in read order.
   std::vector<Event> take();
   // Events counted but not kept, per (node, kind).
-  const std::map<std::pair<std::string, std::string>, std::uint64_t>& overflow() const { return overflow_; }
+  const std::map<std::pair<std::string, std::string>, std::uint64_t>& overflow() const {
+    return overflow_;
+  }
   // Adds ignored events of the stream phase to the summary.
   void summarise_ignored(const Event& e);
   std::vector<IgnoredItem> ignored() const;
@@ -32,7 +34,8 @@ class EventStore {
  private:
   std::size_t max_per_key_;
   std::uint64_t added_ = 0;
-  std::map<std::tuple<std::string, std::string, std::string, std::string>, std::vector<Event>> buckets_;
+  std::map<std::tuple<std::string, std::string, std::string, std::string>, std::vector<Event>>
+      buckets_;
   std::map<std::pair<std::string, std::string>, std::uint64_t> overflow_;
   std::map<std::tuple<std::string, std::string, std::string>, IgnoredItem> ignored_;
 };

@@ -10,9 +10,12 @@ namespace ff {
 
 const char* phase_name(Phase p) {
   switch (p) {
-    case Phase::kEarly: return "EARLY";
-    case Phase::kMain: return "MAIN";
-    case Phase::kFinal: return "FINAL";
+    case Phase::kEarly:
+      return "EARLY";
+    case Phase::kMain:
+      return "MAIN";
+    case Phase::kFinal:
+      return "FINAL";
   }
   return "?";
 }
@@ -66,19 +69,24 @@ class ResolveRankAndDevice : public FilterRule {
   Phase phase() const override { return Phase::kEarly; }
   void on_event(Event& e, FilterContext& ctx) override {
     if (auto it = e.fields.find("pci"); it != e.fields.end()) e.device = canonical_pci(it->second);
-    if (auto it = e.fields.find("source_pci"); it != e.fields.end() && !canonical_pci(it->second).empty())
+    if (auto it = e.fields.find("source_pci");
+        it != e.fields.end() && !canonical_pci(it->second).empty())
       e.device = canonical_pci(it->second);  // AER: the device the error came from
-    if (int r = to_int(e.field("rank")); r >= 0) e.rank = r;
-    else if (int r2 = to_int(e.field("rank2")); r2 >= 0) e.rank = r2;
+    if (int r = to_int(e.field("rank")); r >= 0)
+      e.rank = r;
+    else if (int r2 = to_int(e.field("rank2")); r2 >= 0)
+      e.rank = r2;
     if (e.rank < 0 && !e.node.empty()) {
-      if (int lr = to_int(e.field("local_rank")); lr >= 0) e.rank = ctx.job.rank_for_local(e.node, lr);
+      if (int lr = to_int(e.field("local_rank")); lr >= 0)
+        e.rank = ctx.job.rank_for_local(e.node, lr);
     }
     if (e.device.empty() && !e.node.empty()) {
       if (int dev = to_int(e.field("nccl_dev")); dev >= 0) e.device = ctx.job.gpu_pci(e.node, dev);
     }
     if (e.rank < 0 && !e.device.empty()) e.rank = ctx.job.rank_for_gpu(e.node, e.device);
     if (e.device.empty() && e.rank >= 0)
-      if (const RankInfo* ri = ctx.job.rank_info(e.rank); ri && ri->gpus.size() == 1) e.device = ri->gpus[0];
+      if (const RankInfo* ri = ctx.job.rank_info(e.rank); ri && ri->gpus.size() == 1)
+        e.device = ri->gpus[0];
     if (e.device.empty() && !e.field("hca").empty()) {
       e.device = e.field("hca");
       if (!e.field("port").empty()) e.device += ":" + e.field("port");
@@ -102,8 +110,10 @@ class DecodeXid : public FilterRule {
     // Application-induced Xids name the process: link to the rank by pid later.
     std::string pid = e.field("pid");
     pid.erase(std::remove(pid.begin(), pid.end(), '\''), pid.end());
-    if (pid.empty() || pid == "<unknown>") e.fields.erase("pid");
-    else e.fields["pid"] = pid;
+    if (pid.empty() || pid == "<unknown>")
+      e.fields.erase("pid");
+    else
+      e.fields["pid"] = pid;
   }
 };
 
@@ -137,7 +147,8 @@ class CollectAddresses : public FilterRule {
     for (auto& e : events) {
       const std::string& ip = e.field("peer_ip");
       if (ip.empty()) continue;
-      if (auto it = ctx.ip_to_node.find(ip); it != ctx.ip_to_node.end()) e.fields["peer_node"] = it->second;
+      if (auto it = ctx.ip_to_node.find(ip); it != ctx.ip_to_node.end())
+        e.fields["peer_node"] = it->second;
     }
   }
 };
@@ -151,7 +162,8 @@ class DmesgClock : public FilterRule {
   void on_stream(std::vector<Event>& events, FilterContext&) override {
     std::map<std::string, TimeUs> boot;
     for (const auto& e : events) {
-      if (!e.time || e.time_inferred || e.field("dmesg_seconds").empty() || boot.count(e.node)) continue;
+      if (!e.time || e.time_inferred || e.field("dmesg_seconds").empty() || boot.count(e.node))
+        continue;
       double secs = std::strtod(e.field("dmesg_seconds").c_str(), nullptr);
       boot[e.node] = *e.time - static_cast<TimeUs>(std::llround(secs * 1e6));
     }
@@ -183,7 +195,8 @@ class InferTime : public FilterRule {
       });
       MaybeTime next;
       for (auto it = list.rbegin(); it != list.rend(); ++it) {
-        if ((*it)->time) next = (*it)->time;
+        if ((*it)->time)
+          next = (*it)->time;
         else if (next) {
           (*it)->time = next;
           (*it)->time_inferred = true;
@@ -197,7 +210,8 @@ class InferTime : public FilterRule {
           e->time_inferred = true;
           e->fields["time_from"] = "previous timestamped line of the file";
         }
-        if (e->time) prev = e->time;
+        if (e->time)
+          prev = e->time;
         else if (prev) {
           e->time = prev;
           e->time_inferred = true;
@@ -224,8 +238,8 @@ class JobWindow : public FilterRule {
   static void check(Event& e, FilterContext& ctx) {
     if (!e.time || e.ignored) return;
     const auto& s = ctx.rules.settings;
-    if (auto ni = ctx.job.node_info.find(e.node); ni != ctx.job.node_info.end() && ni->second.boot_time &&
-        *e.time < *ni->second.boot_time) {
+    if (auto ni = ctx.job.node_info.find(e.node);
+        ni != ctx.job.node_info.end() && ni->second.boot_time && *e.time < *ni->second.boot_time) {
       ignore_event(e, "before the node's last boot (" + format_time(*ni->second.boot_time) + ")");
       return;
     }
@@ -234,7 +248,8 @@ class JobWindow : public FilterRule {
       ignore_event(e, "before the job started");
       return;
     }
-    if (ctx.job.end_time && *e.time > *ctx.job.end_time + static_cast<TimeUs>(s.window_after_end_s * 1e6))
+    if (ctx.job.end_time &&
+        *e.time > *ctx.job.end_time + static_cast<TimeUs>(s.window_after_end_s * 1e6))
       ignore_event(e, "after the job ended");
   }
 };
@@ -247,7 +262,8 @@ class GpuScope : public FilterRule {
   void on_event(Event& e, FilterContext& ctx) override {
     if (e.kind != "xid" && e.kind != "gpu.fallen_off_bus") return;
     if (e.device.empty() || e.node.empty() || !ctx.job.knows_gpus_of(e.node)) return;
-    if (!ctx.job.job_uses_gpu(e.node, e.device)) ignore_event(e, "GPU " + e.device + " was not used by the job");
+    if (!ctx.job.job_uses_gpu(e.node, e.device))
+      ignore_event(e, "GPU " + e.device + " was not used by the job");
   }
 };
 
@@ -280,8 +296,10 @@ class Dedupe : public FilterRule {
           break;
         }
       }
-      if (dup) drop[i] = true;
-      else prior.push_back(i);
+      if (dup)
+        drop[i] = true;
+      else
+        prior.push_back(i);
     }
     std::size_t w = 0;
     for (std::size_t i = 0; i < events.size(); ++i)
@@ -305,7 +323,8 @@ class Bursts : public FilterRule {
     std::uint64_t id = 0;
     TimeUs gap = static_cast<TimeUs>(ctx.rules.settings.burst_gap_s * 1e6);
     for (auto& [key, list] : groups) {
-      std::sort(list.begin(), list.end(), [](const Event* a, const Event* b) { return event_time_less(*a, *b); });
+      std::sort(list.begin(), list.end(),
+                [](const Event* a, const Event* b) { return event_time_less(*a, *b); });
       MaybeTime last;
       for (Event* e : list) {
         if (!last || !e->time || *e->time - *last > gap) ++id;
@@ -329,7 +348,8 @@ class LinkPids : public FilterRule {
         pid_rank[{e.node, e.field("pid")}] = e.rank;
     for (auto& e : events) {
       if (e.rank >= 0 || e.field("pid").empty()) continue;
-      if (auto it = pid_rank.find({e.node, e.field("pid")}); it != pid_rank.end()) e.rank = it->second;
+      if (auto it = pid_rank.find({e.node, e.field("pid")}); it != pid_rank.end())
+        e.rank = it->second;
     }
   }
 };

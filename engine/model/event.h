@@ -14,26 +14,26 @@
 namespace ff {
 
 struct Event {
-  std::uint64_t seq = 0;    // position in the fixed read order; ties are broken by it
-  std::string kind;         // event kind ("xid", "nccl.timeout", ...), see rules/kinds.yaml
-  std::string pattern;      // name of the extraction pattern that produced it
-  std::string node;         // node the event happened on; "" = job-level
-  std::string source;       // incident-relative path of the file
-  std::string source_kind;  // kernel, syslog, fabricmanager, slurmd, app, slurmctld, ...
-  std::uint64_t line = 0;   // 1-based line number in the (decompressed) file
-  MaybeTime time;           // wall time, UTC; nullopt when the line carries none
+  std::uint64_t seq = 0;       // position in the fixed read order; ties are broken by it
+  std::string kind;            // event kind ("xid", "nccl.timeout", ...), see rules/kinds.yaml
+  std::string pattern;         // name of the extraction pattern that produced it
+  std::string node;            // node the event happened on; "" = job-level
+  std::string source;          // incident-relative path of the file
+  std::string source_kind;     // kernel, syslog, fabricmanager, slurmd, app, slurmctld, ...
+  std::uint64_t line = 0;      // 1-based line number in the (decompressed) file
+  MaybeTime time;              // wall time, UTC; nullopt when the line carries none
   bool time_inferred = false;  // time taken from neighbouring lines of the same file
-  std::string text;         // the raw line (capped in length, see kMaxEventText)
-  std::string body;         // the message after timestamp/host/program prefixes
+  std::string text;            // the raw line (capped in length, see kMaxEventText)
+  std::string body;            // the message after timestamp/host/program prefixes
   std::map<std::string, std::string> fields;  // named captures + rule annotations
 
-  int rank = -1;            // global rank, when known
-  std::string device;       // canonical PCI bus id "00000000:3B:00.0", when known
+  int rank = -1;       // global rank, when known
+  std::string device;  // canonical PCI bus id "00000000:3B:00.0", when known
 
-  bool ignored = false;     // filtered out (stale, other job, unused GPU, ...)
+  bool ignored = false;  // filtered out (stale, other job, unused GPU, ...)
   std::string ignore_reason;
   std::vector<std::string> also_in;  // the same message seen in other files ("file:line")
-  std::uint64_t burst = 0;  // id of the burst this event belongs to (0 = none)
+  std::uint64_t burst = 0;           // id of the burst this event belongs to (0 = none)
 
   // Field lookup that returns "" for a missing field.
   const std::string& field(const std::string& name) const {

@@ -16,11 +16,10 @@ std::string format_time(TimeUs t) {
   date::hh_mm_ss<microseconds> hms{tp - day};
   char buf[64];
   long long us = hms.subseconds().count();
-  int n = std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02lld:%02lld:%02lld", int(ymd.year()),
-                        unsigned(ymd.month()), unsigned(ymd.day()),
-                        static_cast<long long>(hms.hours().count()),
-                        static_cast<long long>(hms.minutes().count()),
-                        static_cast<long long>(hms.seconds().count()));
+  int n = std::snprintf(
+      buf, sizeof buf, "%04d-%02u-%02uT%02lld:%02lld:%02lld", int(ymd.year()),
+      unsigned(ymd.month()), unsigned(ymd.day()), static_cast<long long>(hms.hours().count()),
+      static_cast<long long>(hms.minutes().count()), static_cast<long long>(hms.seconds().count()));
   std::string out(buf, static_cast<std::size_t>(n));
   if (us != 0) {
     char frac[16];

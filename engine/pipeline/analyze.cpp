@@ -35,7 +35,8 @@ void build_coverage(const JobInfo& job, const IncidentLayout& layout,
   for (const auto& [key, t] : tally)
     if (!key.first.empty()) kinds_seen.insert(key.second);
   for (const auto& c : job.coverage) kinds_seen.insert(c.collector);
-  auto reported = [&](const std::string& node, const std::string& kind) -> const CollectorCoverage* {
+  auto reported = [&](const std::string& node,
+                      const std::string& kind) -> const CollectorCoverage* {
     for (const auto& c : job.coverage)
       if (c.node == node && c.collector == kind) return &c;
     return nullptr;
@@ -47,12 +48,16 @@ void build_coverage(const JobInfo& job, const IncidentLayout& layout,
       const CollectorCoverage* rep = reported(node, kind);
       if (it == tally.end()) {
         if (!kinds_seen.count(kind) && !rep) continue;
-        std::string detail = rep && !rep->detail.empty() ? rep->detail : "no " + kind + " file in the incident";
+        std::string detail =
+            rep && !rep->detail.empty() ? rep->detail : "no " + kind + " file in the incident";
         if (kind == "kernel" && !rep) {
           auto sys = tally.find({node, "syslog"});
-          if (sys != tally.end() && sys->second.lines) detail = "no kernel log; kernel messages read from syslog";
+          if (sys != tally.end() && sys->second.lines)
+            detail = "no kernel log; kernel messages read from syslog";
         }
-        out.push_back({kind, node, rep && !rep->status.empty() && rep->status != "ok" ? rep->status : "missing", 0, detail});
+        out.push_back({kind, node,
+                       rep && !rep->status.empty() && rep->status != "ok" ? rep->status : "missing",
+                       0, detail});
         continue;
       }
       const KindTally& t = it->second;
@@ -65,7 +70,8 @@ void build_coverage(const JobInfo& job, const IncidentLayout& layout,
       }
       if (rep && rep->status != "ok" && !rep->status.empty()) {
         if (status == "ok") status = "partial";
-        detail += "; collector reported " + rep->status + (rep->detail.empty() ? "" : ": " + rep->detail);
+        detail +=
+            "; collector reported " + rep->status + (rep->detail.empty() ? "" : ": " + rep->detail);
       }
       out.push_back({kind, node, status, t.lines, detail});
     }
@@ -84,7 +90,8 @@ void build_coverage(const JobInfo& job, const IncidentLayout& layout,
   if (!tally.count({"", "slurmctld"}))
     out.push_back({"slurmctld", "", "missing", 0, "no cluster/slurmctld log in the incident"});
   for (const auto& m : layout.metrics_files)
-    out.push_back({"metrics", "", "not_analysed", 0, m + ": metrics are not analysed by this engine version"});
+    out.push_back({"metrics", "", "not_analysed", 0,
+                   m + ": metrics are not analysed by this engine version"});
 }
 
 }  // namespace
@@ -107,7 +114,8 @@ AnalyzeResult analyze_incident(const std::filesystem::path& dir, const CompiledR
   if (job.nodes.empty()) job.nodes = layout.node_dirs;
   if (job.nodes.empty() && layout.files.empty()) {
     result.usable = false;
-    result.problem = "no job.json nodes and no log files under nodes/, app/ or cluster/: nothing to analyse";
+    result.problem =
+        "no job.json nodes and no log files under nodes/, app/ or cluster/: nothing to analyse";
     return result;
   }
   d.cluster = job.cluster;
@@ -116,15 +124,19 @@ AnalyzeResult analyze_incident(const std::filesystem::path& dir, const CompiledR
   d.terminal_state = job.state;
   for (const auto& n : job.nodes)
     if (std::find(layout.node_dirs.begin(), layout.node_dirs.end(), n) == layout.node_dirs.end())
-      errors.push_back({"nodes/" + n, 0, "node " + n + " is in the job but has no logs in the incident"});
+      errors.push_back(
+          {"nodes/" + n, 0, "node " + n + " is in the job but has no logs in the incident"});
   if (!job.start_time && !job.end_time)
-    errors.push_back({"job.json", 0, "no start_time/end_time: yearless timestamps assume 1970 and no job window is applied"});
+    errors.push_back(
+        {"job.json", 0,
+         "no start_time/end_time: yearless timestamps assume 1970 and no job window is applied"});
 
   TimeContext base;
   try {
     base.zone = find_zone(job.timezone);
   } catch (const std::exception& ex) {
-    errors.push_back({"job.json", 0, std::string(ex.what()) + "; timestamps without zone read as UTC"});
+    errors.push_back(
+        {"job.json", 0, std::string(ex.what()) + "; timestamps without zone read as UTC"});
   }
   base.reference = job.start_time ? job.start_time : job.end_time;
 
@@ -137,7 +149,8 @@ AnalyzeResult analyze_incident(const std::filesystem::path& dir, const CompiledR
   std::uint64_t seq = 0;
   for (const auto& file : layout.files) {
     TimeContext tc = base;
-    if (auto ni = job.node_info.find(file.node); ni != job.node_info.end()) tc.boot_time = ni->second.boot_time;
+    if (auto ni = job.node_info.find(file.node); ni != job.node_info.end())
+      tc.boot_time = ni->second.boot_time;
     ExtractStats st = extractor.scan_file(file, tc, seq, [&](Event&& e) {
       for (auto& f : filters) f->on_event(e, ctx);
       store.add(std::move(e));
@@ -147,18 +160,22 @@ AnalyzeResult analyze_incident(const std::filesystem::path& dir, const CompiledR
     ++t.files;
     t.lines += st.read.lines;
     if (!st.read.error.empty()) {
-      errors.push_back({file.rel, st.read.lines, st.read.error + (st.read.lines ? " (lines before it were read)" : "")});
+      errors.push_back({file.rel, st.read.lines,
+                        st.read.error + (st.read.lines ? " (lines before it were read)" : "")});
       t.problems.push_back(file.rel + ": " + st.read.error);
     }
     if (st.read.long_lines)
-      errors.push_back({file.rel, st.read.first_long_line,
-                        std::to_string(st.read.long_lines) + " line(s) longer than 1 MiB were cut"});
+      errors.push_back(
+          {file.rel, st.read.first_long_line,
+           std::to_string(st.read.long_lines) + " line(s) longer than 1 MiB were cut"});
     if (st.read.nul_bytes)
-      errors.push_back({file.rel, 0, "binary data: " + std::to_string(st.read.nul_bytes) +
-                                         " NUL bytes; text around them was still read"});
+      errors.push_back({file.rel, 0,
+                        "binary data: " + std::to_string(st.read.nul_bytes) +
+                            " NUL bytes; text around them was still read"});
     if (st.bad_times)
       errors.push_back({file.rel, st.first_bad_time_line,
-                        std::to_string(st.bad_times) + " matched line(s) with an invalid timestamp (kept without time)"});
+                        std::to_string(st.bad_times) +
+                            " matched line(s) with an invalid timestamp (kept without time)"});
   }
 
   std::vector<Event> events = store.take();
@@ -169,9 +186,10 @@ AnalyzeResult analyze_incident(const std::filesystem::path& dir, const CompiledR
   for (const auto& item : d.ignored) {
     const KindInfo* ki = rules.kind(item.kind);
     if (item.reason == "after the job ended" && ki && ki->role != Role::kInfo && item.count > 0)
-      errors.push_back({item.example, 0, std::to_string(item.count) + " " + item.kind + " event(s) on " +
-                                              (item.node.empty() ? std::string("the job") : item.node) +
-                                              " are dated after the job ended: clock skew or a wrong end_time?"});
+      errors.push_back({item.example, 0,
+                        std::to_string(item.count) + " " + item.kind + " event(s) on " +
+                            (item.node.empty() ? std::string("the job") : item.node) +
+                            " are dated after the job ended: clock skew or a wrong end_time?"});
   }
 
   // 4. Refine.

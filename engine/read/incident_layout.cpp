@@ -9,10 +9,17 @@ namespace fs = std::filesystem;
 
 std::string node_file_kind(const std::string& filename) {
   static const std::vector<std::pair<std::string, std::string>> prefixes = {
-      {"kernel", "kernel"},   {"kern", "kernel"},       {"dmesg", "kernel"},
-      {"syslog", "syslog"},   {"messages", "syslog"},   {"journal", "syslog"},
-      {"fabricmanager", "fabricmanager"}, {"nv-fabricmanager", "fabricmanager"},
-      {"slurmd", "slurmd"},   {"slurmstepd", "slurmd"}, {"app", "app"}};
+      {"kernel", "kernel"},
+      {"kern", "kernel"},
+      {"dmesg", "kernel"},
+      {"syslog", "syslog"},
+      {"messages", "syslog"},
+      {"journal", "syslog"},
+      {"fabricmanager", "fabricmanager"},
+      {"nv-fabricmanager", "fabricmanager"},
+      {"slurmd", "slurmd"},
+      {"slurmstepd", "slurmd"},
+      {"app", "app"}};
   for (const auto& [prefix, kind] : prefixes) {
     // "app.log", "app-3.log", "syslog.1": the prefix ends at a separator
     // ("apport.log" is not an app file).
@@ -33,10 +40,11 @@ std::tuple<std::string, int, long long, std::string> rotation_key(const std::str
   // trailing ".N" → numbered rotation; "-YYYYMMDD" → dated rotation
   auto dot = n.find_last_of(".-");
   if (dot != std::string::npos && dot + 1 < n.size() &&
-      std::all_of(n.begin() + static_cast<long>(dot) + 1, n.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+      std::all_of(n.begin() + static_cast<long>(dot) + 1, n.end(),
+                  [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
     long long v = std::stoll(n.substr(dot + 1, 18));
     if (n[dot] == '-' || v > 100000) return {kind, 0, v, name};  // dated: ascending
-    return {kind, 1, -v, name};                                   // numbered: descending
+    return {kind, 1, -v, name};                                  // numbered: descending
   }
   return {kind, 2, 0, name};
 }
@@ -45,7 +53,8 @@ std::vector<fs::path> sorted_entries(const fs::path& dir, std::vector<ErrorItem>
                                      const std::string& rel) {
   std::vector<fs::path> out;
   std::error_code ec;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) out.push_back(it->path());
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    out.push_back(it->path());
   if (ec) errors.push_back({rel, 0, "cannot list directory: " + ec.message()});
   std::sort(out.begin(), out.end());
   return out;
@@ -90,15 +99,17 @@ IncidentLayout list_incident(const fs::path& dir, std::vector<ErrorItem>& errors
         continue;
       }
       std::string name = f.filename().string();
-      std::string kind = top == std::string("app") ? "app"
-                         : name.rfind("slurmctld", 0) == 0 ? "slurmctld" : "cluster";
+      std::string kind = top == std::string("app")         ? "app"
+                         : name.rfind("slurmctld", 0) == 0 ? "slurmctld"
+                                                           : "cluster";
       layout.files.push_back({f, std::string(top) + "/" + name, "", kind});
     }
   }
   fs::path metrics = dir / "metrics";
   if (fs::is_directory(metrics, ec))
     for (const auto& f : sorted_entries(metrics, errors, "metrics"))
-      if (fs::is_regular_file(f, ec)) layout.metrics_files.push_back("metrics/" + f.filename().string());
+      if (fs::is_regular_file(f, ec))
+        layout.metrics_files.push_back("metrics/" + f.filename().string());
   return layout;
 }
 

@@ -21,7 +21,9 @@ MaybeTime time_of(const json& j, const char* key, std::vector<ErrorItem>& errors
   std::string s = str_of(j, key);
   if (s.empty()) return std::nullopt;
   auto t = parse_iso8601_utc(s);
-  if (!t) errors.push_back({"job.json", 0, std::string("field '") + key + "' is not an RFC 3339 time: " + s});
+  if (!t)
+    errors.push_back(
+        {"job.json", 0, std::string("field '") + key + "' is not an RFC 3339 time: " + s});
   return t;
 }
 
@@ -31,7 +33,8 @@ JobInfo read_job_json(const std::filesystem::path& path, std::vector<ErrorItem>&
   JobInfo job;
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    errors.push_back({"job.json", 0, "missing or unreadable job.json; job window, ranks and GPUs unknown"});
+    errors.push_back(
+        {"job.json", 0, "missing or unreadable job.json; job window, ranks and GPUs unknown"});
     return job;
   }
   std::stringstream ss;
@@ -70,7 +73,8 @@ JobInfo read_job_json(const std::filesystem::path& path, std::vector<ErrorItem>&
       for (const auto& r : *it) {
         if (!r.is_object()) continue;
         RankInfo ri;
-        if (auto v = r.find("rank"); v != r.end() && v->is_number_integer()) ri.rank = v->get<int>();
+        if (auto v = r.find("rank"); v != r.end() && v->is_number_integer())
+          ri.rank = v->get<int>();
         ri.node = str_of(r, "node");
         if (auto v = r.find("local_rank"); v != r.end() && v->is_number_integer())
           ri.local_rank = v->get<int>();
@@ -105,8 +109,8 @@ JobInfo read_job_json(const std::filesystem::path& path, std::vector<ErrorItem>&
     if (auto it = j.find("coverage"); it != j.end() && it->is_array()) {
       for (const auto& c : *it) {
         if (!c.is_object()) continue;
-        job.coverage.push_back({str_of(c, "collector"), str_of(c, "node"), str_of(c, "status"),
-                                str_of(c, "detail")});
+        job.coverage.push_back(
+            {str_of(c, "collector"), str_of(c, "node"), str_of(c, "status"), str_of(c, "detail")});
       }
     }
   } catch (const json::exception& e) {

@@ -23,10 +23,10 @@ ReadStats read_lines_chunked(const std::string& path, const ChunkFn& fn, std::si
   (void)chunk_size;
   chunk_size = max_line + 1;
   std::vector<char> buf(chunk_size);
-  std::size_t have = 0;          // bytes in buf
-  std::uint64_t next_line = 1;   // number of the first line in buf
-  bool skipping = false;         // inside the remainder of a cut line
-  std::string out;               // chunk handed to fn when lines had to be cut
+  std::size_t have = 0;         // bytes in buf
+  std::uint64_t next_line = 1;  // number of the first line in buf
+  bool skipping = false;        // inside the remainder of a cut line
+  std::string out;              // chunk handed to fn when lines had to be cut
   bool eof = false;
 
   auto count_lines = [](const char* p, std::size_t n) {
@@ -49,7 +49,8 @@ ReadStats read_lines_chunked(const std::string& path, const ChunkFn& fn, std::si
         st.error = std::string("decompression error: ") + (msg ? msg : "unknown");
     }
     st.bytes += static_cast<std::uint64_t>(n);
-    st.nul_bytes += static_cast<std::uint64_t>(std::count(buf.data() + have, buf.data() + have + n, '\0'));
+    st.nul_bytes +=
+        static_cast<std::uint64_t>(std::count(buf.data() + have, buf.data() + have + n, '\0'));
     have += static_cast<std::size_t>(n);
 
     std::size_t start = 0;

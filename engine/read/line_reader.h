@@ -15,11 +15,11 @@ namespace ff {
 struct ReadStats {
   std::uint64_t lines = 0;
   std::uint64_t bytes = 0;
-  std::uint64_t long_lines = 0;     // lines cut at the limit
+  std::uint64_t long_lines = 0;  // lines cut at the limit
   std::uint64_t first_long_line = 0;
   std::uint64_t nul_bytes = 0;
   bool opened = false;
-  std::string error;                // open/read/decompression error, "" when none
+  std::string error;  // open/read/decompression error, "" when none
 };
 
 // A chunk is a run of complete lines; `first_line` is the 1-based number of
@@ -28,6 +28,7 @@ struct ReadStats {
 using ChunkFn = std::function<void(std::string_view chunk, std::uint64_t first_line)>;
 
 ReadStats read_lines_chunked(const std::string& path, const ChunkFn& fn,
-                             std::size_t chunk_size = 1 << 20, std::size_t max_line = (1 << 20) - 1);
+                             std::size_t chunk_size = 1 << 20,
+                             std::size_t max_line = (1 << 20) - 1);
 
 }  // namespace ff

@@ -22,11 +22,11 @@
 namespace ff {
 
 enum class CandidateStatus {
-  kRoot,        // the verdict rests on it
-  kCandidate,   // one of several plausible causes (ambiguous)
-  kExplained,   // follows from a root on the same node or from the failure
-  kLate,        // after the failure had begun: not its cause
-  kWeak,        // too weak to carry a verdict alone
+  kRoot,       // the verdict rests on it
+  kCandidate,  // one of several plausible causes (ambiguous)
+  kExplained,  // follows from a root on the same node or from the failure
+  kLate,       // after the failure had begun: not its cause
+  kWeak,       // too weak to carry a verdict alone
 };
 const char* candidate_status_name(CandidateStatus s);
 
@@ -39,9 +39,9 @@ struct Candidate {
   std::size_t head = 0;             // the event that gives the meaning
   Meaning meaning;
   std::string kind, code;
-  MaybeTime time;        // earliest event time
+  MaybeTime time;               // earliest event time
   MaybeTime earliest_possible;  // time minus the kind's detection lag
-  int score = 0;         // strength*10 + cause bonus, decides the meaning within a group
+  int score = 0;                // strength*10 + cause bonus, decides the meaning within a group
   bool corroborated = false;
   bool from_state = false;  // implied by the scheduler state alone, no log line
   CandidateStatus status = CandidateStatus::kCandidate;

@@ -9,11 +9,16 @@ namespace ff {
 
 const char* candidate_status_name(CandidateStatus s) {
   switch (s) {
-    case CandidateStatus::kRoot: return "root";
-    case CandidateStatus::kCandidate: return "candidate";
-    case CandidateStatus::kExplained: return "explained";
-    case CandidateStatus::kLate: return "late";
-    case CandidateStatus::kWeak: return "weak";
+    case CandidateStatus::kRoot:
+      return "root";
+    case CandidateStatus::kCandidate:
+      return "candidate";
+    case CandidateStatus::kExplained:
+      return "explained";
+    case CandidateStatus::kLate:
+      return "late";
+    case CandidateStatus::kWeak:
+      return "weak";
   }
   return "?";
 }
@@ -32,9 +37,13 @@ Candidate* find_candidate(Attribution& a, int id) {
 
 namespace {
 
-TimeUs secs(double s) { return static_cast<TimeUs>(s * 1e6); }
+TimeUs secs(double s) {
+  return static_cast<TimeUs>(s * 1e6);
+}
 
-std::string when(const MaybeTime& t) { return t ? format_time(*t) : "an unknown time"; }
+std::string when(const MaybeTime& t) {
+  return t ? format_time(*t) : "an unknown time";
+}
 
 std::string where(const Candidate& c) {
   std::string s = c.node.empty() ? "the job" : c.node;
@@ -77,8 +86,9 @@ class BuildCandidates : public CorrelationRule {
       const KindInfo* ki = ctx.rules.kind(e.kind);
       if (!e.ignored && ki && ki->role == Role::kFault) faults.push_back(i);
     }
-    std::sort(faults.begin(), faults.end(),
-              [&](std::size_t x, std::size_t y) { return event_time_less(a.events[x], a.events[y]); });
+    std::sort(faults.begin(), faults.end(), [&](std::size_t x, std::size_t y) {
+      return event_time_less(a.events[x], a.events[y]);
+    });
     TimeUs window = secs(ctx.rules.settings.same_fault_window_s);
     for (std::size_t i : faults) {
       const Event& e = a.events[i];
@@ -143,20 +153,27 @@ class StateImpliedCause : public CorrelationRule {
   const char* name() const override { return "state_implied_cause"; }
   void apply(Attribution& a, FilterContext& ctx) override {
     static const std::map<std::string, Meaning> implied = {
-        {"TIMEOUT", {"time limit reached (job state TIMEOUT)", "scheduler", Strength::kStrong, "scheduler",
-                     "scheduler.time_limit", "increase_time_limit"}},
-        {"DEADLINE", {"deadline reached (job state DEADLINE)", "scheduler", Strength::kStrong, "scheduler",
-                      "scheduler.deadline", "none"}},
-        {"CANCELLED", {"job cancelled (job state CANCELLED)", "scheduler", Strength::kStrong, "scheduler",
-                       "scheduler.cancelled", "none"}},
-        {"PREEMPTED", {"job preempted (job state PREEMPTED)", "scheduler", Strength::kStrong, "scheduler",
-                       "scheduler.preempted", "restart_job"}},
-        {"NODE_FAIL", {"node failure (job state NODE_FAIL)", "scheduler", Strength::kMedium, "scheduler",
-                       "scheduler.node_failure", "investigate"}},
-        {"BOOT_FAIL", {"node boot failure (job state BOOT_FAIL)", "scheduler", Strength::kMedium, "scheduler",
-                       "scheduler.boot_failure", "investigate"}},
-        {"OUT_OF_MEMORY", {"job hit its memory limit (job state OUT_OF_MEMORY)", "application", Strength::kStrong,
-                           "host", "host.cgroup_oom", "fix_application"}},
+        {"TIMEOUT",
+         {"time limit reached (job state TIMEOUT)", "scheduler", Strength::kStrong, "scheduler",
+          "scheduler.time_limit", "increase_time_limit"}},
+        {"DEADLINE",
+         {"deadline reached (job state DEADLINE)", "scheduler", Strength::kStrong, "scheduler",
+          "scheduler.deadline", "none"}},
+        {"CANCELLED",
+         {"job cancelled (job state CANCELLED)", "scheduler", Strength::kStrong, "scheduler",
+          "scheduler.cancelled", "none"}},
+        {"PREEMPTED",
+         {"job preempted (job state PREEMPTED)", "scheduler", Strength::kStrong, "scheduler",
+          "scheduler.preempted", "restart_job"}},
+        {"NODE_FAIL",
+         {"node failure (job state NODE_FAIL)", "scheduler", Strength::kMedium, "scheduler",
+          "scheduler.node_failure", "investigate"}},
+        {"BOOT_FAIL",
+         {"node boot failure (job state BOOT_FAIL)", "scheduler", Strength::kMedium, "scheduler",
+          "scheduler.boot_failure", "investigate"}},
+        {"OUT_OF_MEMORY",
+         {"job hit its memory limit (job state OUT_OF_MEMORY)", "application", Strength::kStrong,
+          "host", "host.cgroup_oom", "fix_application"}},
     };
     auto it = implied.find(ctx.job.state);
     if (it == implied.end()) return;
@@ -251,15 +268,15 @@ class ChooseFirstFault : public CorrelationRule {
     }
     // A fault the job survived for a long time did not cause this failure
     // when a later fault did.
-    if (head && a.onset && head->time &&
-        *a.onset - *head->time > secs(s.survived_fault_s)) {
+    if (head && a.onset && head->time && *a.onset - *head->time > secs(s.survived_fault_s)) {
       for (Candidate* c : order) {
         if (c == head || c->status != CandidateStatus::kCandidate) continue;
         head->status = CandidateStatus::kExplained;
         head->note = "the job kept running long after it";
         c->status = CandidateStatus::kRoot;
-        a.reasoning.push_back("candidate " + std::to_string(head->id) + " ignored: the job ran on for " +
-                              std::to_string((*a.onset - *head->time) / kUsPerSecond) + " s after it");
+        a.reasoning.push_back(
+            "candidate " + std::to_string(head->id) + " ignored: the job ran on for " +
+            std::to_string((*a.onset - *head->time) / kUsPerSecond) + " s after it");
         head = c;
         break;
       }
@@ -277,8 +294,8 @@ class ChooseFirstFault : public CorrelationRule {
         a.roots.push_back(c->id);
     }
     if (head)
-      a.reasoning.push_back("first fault: " + head->meaning.sub_domain + " on " + where(*head) + " at " +
-                            when(head->time));
+      a.reasoning.push_back("first fault: " + head->meaning.sub_domain + " on " + where(*head) +
+                            " at " + when(head->time));
   }
 };
 
@@ -309,14 +326,19 @@ class PeerBlame : public CorrelationRule {
       c.events = evidence[peer];
       c.head = c.events.front();
       c.kind = "peer_blame";
-      c.meaning = {"named as the failing peer by " + std::to_string(from.size()) + " node(s)", "unknown",
-                   Strength::kWeak, "unknown", "unknown.peer_failure", "investigate"};
+      c.meaning = {"named as the failing peer by " + std::to_string(from.size()) + " node(s)",
+                   "unknown",
+                   Strength::kWeak,
+                   "unknown",
+                   "unknown.peer_failure",
+                   "investigate"};
       c.time = a.events[c.head].time;
       c.status = CandidateStatus::kCandidate;
       c.note = "communication errors on other nodes name this node";
       a.candidates.push_back(c);
       a.roots.push_back(c.id);
-      a.reasoning.push_back("no fault found; peers name " + peer + " in their communication errors");
+      a.reasoning.push_back("no fault found; peers name " + peer +
+                            " in their communication errors");
     }
   }
 };
@@ -336,20 +358,26 @@ class CoverageGaps : public CorrelationRule {
     for (const auto& node : a.nodes_missing_kernel) {
       bool listed = false;
       for (const auto& c : a.candidates)
-        if (c.node == node && (c.status == CandidateStatus::kCandidate || c.status == CandidateStatus::kRoot))
+        if (c.node == node &&
+            (c.status == CandidateStatus::kCandidate || c.status == CandidateStatus::kRoot))
           listed = true;
       if (listed) continue;
       Candidate c;
       c.id = static_cast<int>(a.candidates.size()) + 1;
       c.node = node;
       c.kind = "missing_logs";
-      c.meaning = {"no kernel or syslog messages from this node", "unknown", Strength::kWeak, "unknown",
-                   "unknown.missing_logs", "investigate"};
+      c.meaning = {"no kernel or syslog messages from this node",
+                   "unknown",
+                   Strength::kWeak,
+                   "unknown",
+                   "unknown.missing_logs",
+                   "investigate"};
       c.status = CandidateStatus::kCandidate;
       c.note = "decisive source missing";
       a.candidates.push_back(c);
       a.roots.push_back(c.id);
-      a.reasoning.push_back("no kernel messages from " + node + ": a fault there cannot be excluded");
+      a.reasoning.push_back("no kernel messages from " + node +
+                            ": a fault there cannot be excluded");
     }
   }
 };
@@ -375,15 +403,19 @@ class DecideVerdict : public CorrelationRule {
     int strong = 0;
     for (int id : a.roots)
       if (find_candidate(a, id)->meaning.strength != Strength::kWeak) ++strong;
-    if (a.roots.empty()) a.verdict = "unattributed";
-    else if (a.roots.size() == 1 && strong == 1) a.verdict = "attributed";
-    else a.verdict = "ambiguous";
+    if (a.roots.empty())
+      a.verdict = "unattributed";
+    else if (a.roots.size() == 1 && strong == 1)
+      a.verdict = "attributed";
+    else
+      a.verdict = "ambiguous";
     if (a.verdict == "ambiguous") {
       for (int id : a.roots) {
         find_candidate(a, id)->status = CandidateStatus::kCandidate;
       }
     }
-    a.reasoning.push_back("verdict " + a.verdict + " with " + std::to_string(a.roots.size()) + " root candidate(s)");
+    a.reasoning.push_back("verdict " + a.verdict + " with " + std::to_string(a.roots.size()) +
+                          " root candidate(s)");
   }
 };
 
@@ -409,12 +441,14 @@ class GroupSymptoms : public CorrelationRule {
       const Candidate* c = find_candidate(a, id);
       if (c->time && (!root_time || *c->time < *root_time)) root_time = c->time;
       if (!c->node.empty()) root_nodes.insert(c->node);
-      if (root_label.empty()) root_label = c->meaning.sub_domain + (c->node.empty() ? "" : " on " + c->node);
+      if (root_label.empty())
+        root_label = c->meaning.sub_domain + (c->node.empty() ? "" : " on " + c->node);
     }
     TimeUs tol = secs(ctx.rules.settings.onset_tolerance_s);
     for (auto& [key, g] : groups) {
-      std::sort(g.events.begin(), g.events.end(),
-                [&](std::size_t x, std::size_t y) { return event_time_less(a.events[x], a.events[y]); });
+      std::sort(g.events.begin(), g.events.end(), [&](std::size_t x, std::size_t y) {
+        return event_time_less(a.events[x], a.events[y]);
+      });
       g.count = g.events.size();
       for (const auto& [k, n] : a.overflow)
         if (k.first == g.node && k.second == g.kind) g.count += n;

@@ -7,9 +7,9 @@ namespace ff {
 
 unsigned source_kind_bit(const std::string& name) {
   static const std::map<std::string, unsigned> bits = {
-      {"kernel", kSrcKernel},       {"syslog", kSrcSyslog}, {"fabricmanager", kSrcFabricManager},
-      {"slurmd", kSrcSlurmd},       {"app", kSrcApp},       {"slurmctld", kSrcSlurmctld},
-      {"cluster", kSrcCluster},     {"other", kSrcOther},   {"any", kSrcAny}};
+      {"kernel", kSrcKernel},   {"syslog", kSrcSyslog}, {"fabricmanager", kSrcFabricManager},
+      {"slurmd", kSrcSlurmd},   {"app", kSrcApp},       {"slurmctld", kSrcSlurmctld},
+      {"cluster", kSrcCluster}, {"other", kSrcOther},   {"any", kSrcAny}};
   auto it = bits.find(name);
   return it == bits.end() ? 0 : it->second;
 }
@@ -31,8 +31,12 @@ Meaning CompiledRules::xid(int code, bool* known) const {
       out.name = "Xid " + std::to_string(code) + " (not in the catalog)";
       return out;
     }
-  return Meaning{"Xid " + std::to_string(code) + " (not in the catalog)", "unknown", Strength::kWeak,
-                 "gpu", "gpu.unknown_xid", "investigate"};
+  return Meaning{"Xid " + std::to_string(code) + " (not in the catalog)",
+                 "unknown",
+                 Strength::kWeak,
+                 "gpu",
+                 "gpu.unknown_xid",
+                 "investigate"};
 }
 
 Meaning CompiledRules::sxid(int code) const {
@@ -57,29 +61,34 @@ std::vector<std::string> CompiledRules::literals(unsigned source_mask) const {
 
 namespace {
 
-const std::set<std::string> kDomains = {"gpu", "gpu_fabric", "network", "host", "storage",
-                                        "scheduler", "application", "unknown"};
-const std::set<std::string> kActions = {"drain_node", "reset_gpu", "reboot_node", "check_fabric",
-                                        "check_network_link", "restart_job", "fix_application",
-                                        "increase_time_limit", "investigate", "none"};
-const std::set<std::string> kCauses = {"hardware", "application", "driver", "consequence",
-                                       "informational", "unknown"};
+const std::set<std::string> kDomains = {"gpu",     "gpu_fabric", "network",     "host",
+                                        "storage", "scheduler",  "application", "unknown"};
+const std::set<std::string> kActions = {
+    "drain_node",  "reset_gpu",       "reboot_node",         "check_fabric", "check_network_link",
+    "restart_job", "fix_application", "increase_time_limit", "investigate",  "none"};
+const std::set<std::string> kCauses = {"hardware",    "application",   "driver",
+                                       "consequence", "informational", "unknown"};
 
 bool parse_strength(const std::string& s, Strength& out) {
-  if (s == "strong") out = Strength::kStrong;
-  else if (s == "medium") out = Strength::kMedium;
-  else if (s == "weak") out = Strength::kWeak;
-  else return false;
+  if (s == "strong")
+    out = Strength::kStrong;
+  else if (s == "medium")
+    out = Strength::kMedium;
+  else if (s == "weak")
+    out = Strength::kWeak;
+  else
+    return false;
   return true;
 }
 
 // Validates the domain/sub_domain/action triple shared by kinds and Xids.
 bool check_meaning(const std::string& rule, const RuleLocation& where, const std::string& strength,
-                   const std::string& domain, const std::string& sub_domain, const std::string& action,
-                   Meaning& out, std::vector<RuleError>& errors) {
+                   const std::string& domain, const std::string& sub_domain,
+                   const std::string& action, Meaning& out, std::vector<RuleError>& errors) {
   bool ok = true;
   if (!parse_strength(strength, out.strength)) {
-    errors.push_back({where, rule, "strength must be strong, medium or weak, not '" + strength + "'"});
+    errors.push_back(
+        {where, rule, "strength must be strong, medium or weak, not '" + strength + "'"});
     ok = false;
   }
   if (!kDomains.count(domain)) {
@@ -87,7 +96,8 @@ bool check_meaning(const std::string& rule, const RuleLocation& where, const std
     ok = false;
   }
   if (sub_domain.rfind(domain + ".", 0) != 0) {
-    errors.push_back({where, rule, "sub_domain '" + sub_domain + "' must start with '" + domain + ".'"});
+    errors.push_back(
+        {where, rule, "sub_domain '" + sub_domain + "' must start with '" + domain + ".'"});
     ok = false;
   }
   if (!kActions.count(action)) {
@@ -100,7 +110,8 @@ bool check_meaning(const std::string& rule, const RuleLocation& where, const std
   return ok;
 }
 
-bool compile_xid(const std::string& rule, const XidRule& x, Meaning& m, std::vector<RuleError>& errors) {
+bool compile_xid(const std::string& rule, const XidRule& x, Meaning& m,
+                 std::vector<RuleError>& errors) {
   m.name = x.name;
   m.cause = x.cause;
   bool ok = check_meaning(rule, x.where, x.strength, x.domain, x.sub_domain, x.action, m, errors);
@@ -111,11 +122,14 @@ bool compile_xid(const std::string& rule, const XidRule& x, Meaning& m, std::vec
   return ok;
 }
 
-std::string escape_literal(const std::string& s) { return RE2::QuoteMeta(s); }
+std::string escape_literal(const std::string& s) {
+  return RE2::QuoteMeta(s);
+}
 
 }  // namespace
 
-std::shared_ptr<const CompiledRules> compile_rules(const RuleSet& set, std::vector<RuleError>& errors) {
+std::shared_ptr<const CompiledRules> compile_rules(const RuleSet& set,
+                                                   std::vector<RuleError>& errors) {
   auto out = std::make_shared<CompiledRules>();
 
   for (const auto& [name, k] : set.kinds) {
@@ -127,21 +141,26 @@ std::shared_ptr<const CompiledRules> compile_rules(const RuleSet& set, std::vect
     ki.job_scope = k.scope == "job";
     if (k.scope != "job" && k.scope != "node")
       errors.push_back({k.where, k.kind, "scope must be node or job"});
-    if (k.role == "fault") ki.role = Role::kFault;
-    else if (k.role == "symptom") ki.role = Role::kSymptom;
-    else if (k.role == "info") ki.role = Role::kInfo;
+    if (k.role == "fault")
+      ki.role = Role::kFault;
+    else if (k.role == "symptom")
+      ki.role = Role::kSymptom;
+    else if (k.role == "info")
+      ki.role = Role::kInfo;
     else {
-      errors.push_back({k.where, k.kind, "role must be fault, symptom or info, not '" + k.role + "'"});
+      errors.push_back(
+          {k.where, k.kind, "role must be fault, symptom or info, not '" + k.role + "'"});
       continue;
     }
     // Xid and SXid faults take their meaning from the catalog.
     if (ki.role == Role::kFault && k.kind != "xid" && k.kind != "sxid") {
-      if (!check_meaning(k.kind, k.where, k.strength, k.domain, k.sub_domain, k.action, ki.meaning, errors))
+      if (!check_meaning(k.kind, k.where, k.strength, k.domain, k.sub_domain, k.action, ki.meaning,
+                         errors))
         continue;
       ki.meaning.name = ki.label;
       ki.meaning.cause = k.domain == "application" ? "application"
-                         : k.domain == "scheduler"   ? "scheduler"
-                                                     : "hardware";
+                         : k.domain == "scheduler" ? "scheduler"
+                                                   : "hardware";
     }
     out->kinds.emplace(name, std::move(ki));
   }
@@ -156,13 +175,18 @@ std::shared_ptr<const CompiledRules> compile_rules(const RuleSet& set, std::vect
   }
   for (const auto& f : set.families) {
     Meaning m;
-    if (f.from > f.to) errors.push_back({f.meaning.where, "family", "'from' is after 'to'"});
-    else if (compile_xid("family " + std::to_string(f.from) + "-" + std::to_string(f.to), f.meaning, m, errors))
+    if (f.from > f.to)
+      errors.push_back({f.meaning.where, "family", "'from' is after 'to'"});
+    else if (compile_xid("family " + std::to_string(f.from) + "-" + std::to_string(f.to), f.meaning,
+                         m, errors))
       out->families.push_back({{f.from, f.to}, m});
   }
-  if (set.sxid_default) compile_xid("sxid_default", *set.sxid_default, out->sxid_default, errors);
-  else out->sxid_default = Meaning{"SXid", "hardware", Strength::kMedium, "gpu_fabric",
-                                   "gpu_fabric.nvswitch_error", "check_fabric"};
+  if (set.sxid_default)
+    compile_xid("sxid_default", *set.sxid_default, out->sxid_default, errors);
+  else
+    out->sxid_default = Meaning{
+        "SXid",        "hardware", Strength::kMedium, "gpu_fabric", "gpu_fabric.nvswitch_error",
+        "check_fabric"};
 
   static const std::map<std::string, double Settings::*> setting_fields = {
       {"window_before_start_s", &Settings::window_before_start_s},
@@ -176,9 +200,12 @@ std::shared_ptr<const CompiledRules> compile_rules(const RuleSet& set, std::vect
       {"max_evidence", &Settings::max_evidence}};
   for (const auto& [key, v] : set.settings) {
     auto it = setting_fields.find(key);
-    if (it == setting_fields.end()) errors.push_back({v.second, "settings." + key, "unknown setting"});
-    else if (v.first < 0) errors.push_back({v.second, "settings." + key, "must not be negative"});
-    else out->settings.*(it->second) = v.first;
+    if (it == setting_fields.end())
+      errors.push_back({v.second, "settings." + key, "unknown setting"});
+    else if (v.first < 0)
+      errors.push_back({v.second, "settings." + key, "must not be negative"});
+    else
+      out->settings.*(it->second) = v.first;
   }
 
   RE2::Options opts;
@@ -194,10 +221,13 @@ std::shared_ptr<const CompiledRules> compile_rules(const RuleSet& set, std::vect
       continue;
     }
     if (p.literals.empty()) {
-      errors.push_back({p.where, rule, "needs at least one literal (the prefilter only lets lines containing one through)"});
+      errors.push_back(
+          {p.where, rule,
+           "needs at least one literal (the prefilter only lets lines containing one through)"});
       continue;
     }
-    if (std::any_of(p.literals.begin(), p.literals.end(), [](const std::string& l) { return l.empty(); })) {
+    if (std::any_of(p.literals.begin(), p.literals.end(),
+                    [](const std::string& l) { return l.empty(); })) {
       errors.push_back({p.where, rule, "empty literal"});
       continue;
     }
@@ -208,7 +238,8 @@ std::shared_ptr<const CompiledRules> compile_rules(const RuleSet& set, std::vect
       errors.push_back({p.where, rule, "regex does not compile: " + cp.re->error()});
       continue;
     }
-    for (const auto& [name, idx] : cp.re->NamedCapturingGroups()) cp.captures.push_back({name, idx});
+    for (const auto& [name, idx] : cp.re->NamedCapturingGroups())
+      cp.captures.push_back({name, idx});
     std::sort(cp.captures.begin(), cp.captures.end(),
               [](const auto& a, const auto& b) { return a.second < b.second; });
     if (!p.sources.empty()) {
@@ -246,13 +277,17 @@ std::shared_ptr<const CompiledRules> compile_rules(const RuleSet& set, std::vect
       alt += escape_literal(l);
     }
     auto re = std::make_unique<RE2>(alt, popts);
-    if (re->ok()) out->prefilters_.emplace(bit, std::move(re));
-    else errors.push_back(make_rule_error("<prefilter>", 0, "", "prefilter does not compile: " + re->error()));
+    if (re->ok())
+      out->prefilters_.emplace(bit, std::move(re));
+    else
+      errors.push_back(
+          make_rule_error("<prefilter>", 0, "", "prefilter does not compile: " + re->error()));
   }
   return out;
 }
 
-std::shared_ptr<const CompiledRules> load_rules(bool include_builtin, const std::vector<std::string>& dirs,
+std::shared_ptr<const CompiledRules> load_rules(bool include_builtin,
+                                                const std::vector<std::string>& dirs,
                                                 std::vector<RuleError>& errors) {
   RuleSet set = collect_rules(include_builtin, dirs, errors);
   return compile_rules(set, errors);

@@ -91,15 +91,18 @@ class CompiledRules {
   std::vector<std::string> literals(unsigned source_mask = kSrcAny) const;
 
  private:
-  friend std::shared_ptr<const CompiledRules> compile_rules(const RuleSet&, std::vector<RuleError>&);
+  friend std::shared_ptr<const CompiledRules> compile_rules(const RuleSet&,
+                                                            std::vector<RuleError>&);
   std::map<unsigned, std::unique_ptr<RE2>> prefilters_;
 };
 
 // Never returns null; entries that do not compile are reported and skipped.
-std::shared_ptr<const CompiledRules> compile_rules(const RuleSet& set, std::vector<RuleError>& errors);
+std::shared_ptr<const CompiledRules> compile_rules(const RuleSet& set,
+                                                   std::vector<RuleError>& errors);
 
 // Convenience: collect + compile.
-std::shared_ptr<const CompiledRules> load_rules(bool include_builtin, const std::vector<std::string>& dirs,
+std::shared_ptr<const CompiledRules> load_rules(bool include_builtin,
+                                                const std::vector<std::string>& dirs,
                                                 std::vector<RuleError>& errors);
 
 }  // namespace ff

@@ -38,7 +38,8 @@ struct Reader {
 
   // Complains about keys that are not in `known` (a typo must not silently
   // disable part of a rule).
-  void check_keys(const YAML::Node& n, const std::set<std::string>& known, const std::string& rule) {
+  void check_keys(const YAML::Node& n, const std::set<std::string>& known,
+                  const std::string& rule) {
     for (const auto& kv : n) {
       std::string key = kv.first.as<std::string>("");
       if (!known.count(key)) error(kv.first, rule, "unknown key '" + key + "'");
@@ -68,8 +69,10 @@ struct Reader {
       return out;
     }
     for (const auto& e : v) {
-      if (e.IsScalar()) out.push_back(e.as<std::string>());
-      else error(e, rule, std::string("'") + key + "' entries must be strings");
+      if (e.IsScalar())
+        out.push_back(e.as<std::string>());
+      else
+        error(e, rule, std::string("'") + key + "' entries must be strings");
     }
     return out;
   }
@@ -101,11 +104,17 @@ struct Reader {
   }
 };
 
-const std::set<std::string> kPatternKeys = {"name", "kind", "sources", "literals", "regex", "group", "enabled"};
-const std::set<std::string> kKindKeys = {"kind", "role", "strength", "scope", "domain", "sub_domain", "action", "label", "corroborates", "detection_lag_s"};
-const std::set<std::string> kXidKeys = {"code", "name", "cause", "strength", "domain", "sub_domain", "action"};
-const std::set<std::string> kFamilyKeys = {"from", "to", "cause", "strength", "domain", "sub_domain", "action", "name"};
-const std::set<std::string> kTopKeys = {"patterns", "kinds", "xids", "families", "sxids", "sxid_default", "settings"};
+const std::set<std::string> kPatternKeys = {"name",  "kind",  "sources", "literals",
+                                            "regex", "group", "enabled"};
+const std::set<std::string> kKindKeys = {"kind",         "role",           "strength", "scope",
+                                         "domain",       "sub_domain",     "action",   "label",
+                                         "corroborates", "detection_lag_s"};
+const std::set<std::string> kXidKeys = {"code",   "name",       "cause", "strength",
+                                        "domain", "sub_domain", "action"};
+const std::set<std::string> kFamilyKeys = {"from",   "to",         "cause",  "strength",
+                                           "domain", "sub_domain", "action", "name"};
+const std::set<std::string> kTopKeys = {"patterns", "kinds",        "xids",    "families",
+                                        "sxids",    "sxid_default", "settings"};
 
 }  // namespace
 
@@ -118,12 +127,14 @@ RuleDocument read_rule_text(const std::string& display_name, const std::string& 
   try {
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    errors.push_back(make_rule_error(display_name, e.mark.line + 1, "", "YAML syntax error: " + e.msg));
+    errors.push_back(
+        make_rule_error(display_name, e.mark.line + 1, "", "YAML syntax error: " + e.msg));
     return doc;
   }
   if (!root || root.IsNull()) return doc;
   if (!root.IsMap()) {
-    r.error(root, "", "a rule file is a mapping with keys patterns, kinds, xids, families, sxids, settings");
+    r.error(root, "",
+            "a rule file is a mapping with keys patterns, kinds, xids, families, sxids, settings");
     return doc;
   }
   try {
@@ -209,7 +220,8 @@ RuleDocument read_rule_text(const std::string& display_name, const std::string& 
       }
     }
   } catch (const YAML::Exception& e) {
-    errors.push_back(make_rule_error(display_name, e.mark.line + 1, "", std::string("unexpected structure: ") + e.msg));
+    errors.push_back(make_rule_error(display_name, e.mark.line + 1, "",
+                                     std::string("unexpected structure: ") + e.msg));
   }
   return doc;
 }

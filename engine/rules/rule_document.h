@@ -47,8 +47,8 @@ struct PatternRule {
 
 struct KindRule {
   std::string kind;
-  std::string role;      // fault | symptom | info
-  std::string strength;  // strong | medium | weak
+  std::string role;            // fault | symptom | info
+  std::string strength;        // strong | medium | weak
   std::string scope = "node";  // node | job
   std::string domain, sub_domain, action, label, corroborates;
   double detection_lag_s = 0;

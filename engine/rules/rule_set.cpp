@@ -11,8 +11,10 @@ void RuleCollector::add(const RuleDocument& doc) {
   for (const auto& p : doc.patterns) {
     auto it = std::find_if(set_.patterns.begin(), set_.patterns.end(),
                            [&](const PatternRule& q) { return q.name == p.name; });
-    if (it != set_.patterns.end()) *it = p;
-    else set_.patterns.push_back(p);
+    if (it != set_.patterns.end())
+      *it = p;
+    else
+      set_.patterns.push_back(p);
   }
   for (const auto& k : doc.kinds) set_.kinds[k.kind] = k;
   for (const auto& x : doc.xids) set_.xids[x.code] = x;
@@ -39,7 +41,8 @@ RuleSet collect_rules(bool include_builtin, const std::vector<std::string>& dirs
     std::vector<std::string> files;
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
       auto ext = it->path().extension().string();
-      if (it->is_regular_file() && (ext == ".yaml" || ext == ".yml")) files.push_back(it->path().string());
+      if (it->is_regular_file() && (ext == ".yaml" || ext == ".yml"))
+        files.push_back(it->path().string());
     }
     if (ec) {
       errors.push_back(make_rule_error(dir, 0, "", "cannot read rules directory: " + ec.message()));

@@ -13,10 +13,10 @@
 namespace ff {
 
 struct RuleSet {
-  std::vector<PatternRule> patterns;           // in first-definition order
+  std::vector<PatternRule> patterns;  // in first-definition order
   std::map<std::string, KindRule> kinds;
   std::map<int, XidRule> xids;
-  std::vector<XidFamilyRule> families;         // later documents' families first
+  std::vector<XidFamilyRule> families;  // later documents' families first
   std::map<int, XidRule> sxids;
   std::optional<XidRule> sxid_default;
   std::map<std::string, std::pair<double, RuleLocation>> settings;

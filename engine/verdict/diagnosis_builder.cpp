@@ -9,9 +9,12 @@ namespace {
 
 const char* strength_name(Strength s) {
   switch (s) {
-    case Strength::kStrong: return "strong";
-    case Strength::kMedium: return "medium";
-    case Strength::kWeak: return "weak";
+    case Strength::kStrong:
+      return "strong";
+    case Strength::kMedium:
+      return "medium";
+    case Strength::kWeak:
+      return "weak";
   }
   return "?";
 }
@@ -24,9 +27,12 @@ std::string short_sub(const std::string& sub) {
 // "Xid 79, 00000000:5D:00.0, rank 11"
 std::string detail_of(const Candidate& c, const Event* head) {
   std::vector<std::string> parts;
-  if (c.kind == "xid") parts.push_back("Xid " + c.code);
-  else if (c.kind == "sxid") parts.push_back("SXid " + c.code);
-  else if (head && !head->field("exception").empty()) parts.push_back(head->field("exception"));
+  if (c.kind == "xid")
+    parts.push_back("Xid " + c.code);
+  else if (c.kind == "sxid")
+    parts.push_back("SXid " + c.code);
+  else if (head && !head->field("exception").empty())
+    parts.push_back(head->field("exception"));
   if (!c.device.empty()) parts.push_back(c.device);
   if (c.rank >= 0) parts.push_back("rank " + std::to_string(c.rank));
   std::string s;
@@ -37,8 +43,10 @@ std::string detail_of(const Candidate& c, const Event* head) {
 std::string root_summary(const Candidate& c, const Event* head) {
   std::string s = c.meaning.name;
   if (head) {
-    if (!head->field("message").empty()) s += ": " + head->field("message");
-    else if (!head->field("detail").empty() && c.kind != "xid") s += ": " + head->field("detail");
+    if (!head->field("message").empty())
+      s += ": " + head->field("message");
+    else if (!head->field("detail").empty() && c.kind != "xid")
+      s += ": " + head->field("detail");
   }
   if (s.size() > 300) s = s.substr(0, 300) + "...";
   return s;
@@ -50,7 +58,8 @@ std::string comment_safe(const std::string& s, std::size_t max_bytes) {
   std::string out;
   for (unsigned char ch : s) {
     if (ch == '\n' || ch == '\r' || ch == '\t') ch = ' ';
-    if (ch < 0x20 || ch > 0x7e || ch == '"' || ch == '\'' || ch == '`' || ch == '$' || ch == '\\') continue;
+    if (ch < 0x20 || ch > 0x7e || ch == '"' || ch == '\'' || ch == '`' || ch == '$' || ch == '\\')
+      continue;
     out.push_back(static_cast<char>(ch));
   }
   if (out.size() > max_bytes) out = out.substr(0, max_bytes - 3) + "...";
@@ -79,8 +88,9 @@ void build_diagnosis(const Attribution& a, const FilterContext& ctx, Diagnosis& 
     for (std::size_t k = 0; k < g.events.size() && k < 3; ++k) cite(g.events[k]);
   std::sort(cited.begin(), cited.end());
   cited.erase(std::unique(cited.begin(), cited.end()), cited.end());
-  std::sort(cited.begin(), cited.end(),
-            [&](std::size_t x, std::size_t y) { return event_time_less(a.events[x], a.events[y]); });
+  std::sort(cited.begin(), cited.end(), [&](std::size_t x, std::size_t y) {
+    return event_time_less(a.events[x], a.events[y]);
+  });
   if (cited.size() > static_cast<std::size_t>(s.max_evidence)) {
     // keep root-cause events first, then the earliest of the rest
     std::set<std::size_t> must;
@@ -90,9 +100,11 @@ void build_diagnosis(const Attribution& a, const FilterContext& ctx, Diagnosis& 
     for (std::size_t i : cited)
       if (must.count(i)) kept.push_back(i);
     for (std::size_t i : cited)
-      if (!must.count(i) && kept.size() < static_cast<std::size_t>(s.max_evidence)) kept.push_back(i);
-    std::sort(kept.begin(), kept.end(),
-              [&](std::size_t x, std::size_t y) { return event_time_less(a.events[x], a.events[y]); });
+      if (!must.count(i) && kept.size() < static_cast<std::size_t>(s.max_evidence))
+        kept.push_back(i);
+    std::sort(kept.begin(), kept.end(), [&](std::size_t x, std::size_t y) {
+      return event_time_less(a.events[x], a.events[y]);
+    });
     cited = kept;
   }
   std::map<std::size_t, int> id_of;
@@ -100,12 +112,14 @@ void build_diagnosis(const Attribution& a, const FilterContext& ctx, Diagnosis& 
     const Event& e = a.events[cited[k]];
     int id = static_cast<int>(k) + 1;
     id_of[cited[k]] = id;
-    d.evidence.push_back({id, e.time, e.time_inferred, e.node, e.source, e.line, e.text, e.kind, e.also_in});
+    d.evidence.push_back(
+        {id, e.time, e.time_inferred, e.node, e.source, e.line, e.text, e.kind, e.also_in});
   }
   auto ids = [&](const std::vector<std::size_t>& evs, std::size_t limit) {
     std::vector<int> out;
     for (std::size_t i : evs)
-      if (auto it = id_of.find(i); it != id_of.end() && out.size() < limit) out.push_back(it->second);
+      if (auto it = id_of.find(i); it != id_of.end() && out.size() < limit)
+        out.push_back(it->second);
     std::sort(out.begin(), out.end());
     return out;
   };
@@ -127,8 +141,16 @@ void build_diagnosis(const Attribution& a, const FilterContext& ctx, Diagnosis& 
     d.root_causes.push_back(rc);
   }
   for (const auto& c : a.candidates) {
-    CandidateItem ci{c.id, c.node, c.device, c.kind, c.code, c.time, c.meaning.sub_domain,
-                     strength_name(c.meaning.strength), candidate_status_name(c.status), c.note,
+    CandidateItem ci{c.id,
+                     c.node,
+                     c.device,
+                     c.kind,
+                     c.code,
+                     c.time,
+                     c.meaning.sub_domain,
+                     strength_name(c.meaning.strength),
+                     candidate_status_name(c.status),
+                     c.note,
                      ids(c.events, 12)};
     d.candidates.push_back(ci);
   }
@@ -171,11 +193,13 @@ void build_diagnosis(const Attribution& a, const FilterContext& ctx, Diagnosis& 
   // --- summary ---------------------------------------------------------------
   std::string summary;
   if (a.verdict == "no_failure") {
-    summary = "no failure: job " + (ctx.job.state.empty() ? std::string("completed") : ctx.job.state);
+    summary =
+        "no failure: job " + (ctx.job.state.empty() ? std::string("completed") : ctx.job.state);
     std::size_t findings = 0;
     for (const auto& c : a.candidates)
       if (c.meaning.strength != Strength::kWeak || c.kind == "xid") ++findings;
-    if (findings) summary += "; " + std::to_string(findings) + " fault(s) seen that did not stop it";
+    if (findings)
+      summary += "; " + std::to_string(findings) + " fault(s) seen that did not stop it";
   } else if (a.verdict == "attributed") {
     const Candidate& c = *roots[0];
     const Event* head = c.events.empty() ? nullptr : &a.events[c.head];
@@ -187,12 +211,14 @@ void build_diagnosis(const Attribution& a, const FilterContext& ctx, Diagnosis& 
     for (const Candidate* c : roots) {
       const Event* head = c->events.empty() ? nullptr : &a.events[c->head];
       std::string det = detail_of(*c, head);
-      summary += " " + short_sub(c->meaning.sub_domain) + (c->node.empty() ? "" : " on " + c->node) +
-                 (det.empty() ? "" : " (" + det + ")") + ";";
+      summary += " " + short_sub(c->meaning.sub_domain) +
+                 (c->node.empty() ? "" : " on " + c->node) + (det.empty() ? "" : " (" + det + ")") +
+                 ";";
     }
     summary.pop_back();
   } else {
-    summary = "unattributed: job " + (ctx.job.state.empty() ? std::string("failed") : ctx.job.state) +
+    summary = "unattributed: job " +
+              (ctx.job.state.empty() ? std::string("failed") : ctx.job.state) +
               "; no fault found in the evidence";
   }
   if (a.verdict != "no_failure") {
@@ -210,10 +236,11 @@ void build_diagnosis(const Attribution& a, const FilterContext& ctx, Diagnosis& 
       const KindInfo* ki = ctx.rules.kind(top);
       std::string label = ki ? ki->label : top;
       if (!others.empty() && a.verdict == "attributed")
-        summary += "; " + std::to_string(others.size()) + " other node" + (others.size() > 1 ? "s" : "") +
-                   " saw " + label + "s";
+        summary += "; " + std::to_string(others.size()) + " other node" +
+                   (others.size() > 1 ? "s" : "") + " saw " + label + "s";
       else if (a.verdict != "attributed")
-        summary += "; " + std::to_string(top_n) + " node" + (top_n > 1 ? "s" : "") + " saw " + label + "s";
+        summary +=
+            "; " + std::to_string(top_n) + " node" + (top_n > 1 ? "s" : "") + " saw " + label + "s";
     }
   }
   d.summary = comment_safe(summary);

@@ -7,8 +7,12 @@ namespace {
 
 using J = nlohmann::ordered_json;
 
-J time_or_null(const MaybeTime& t) { return t ? J(format_time(*t)) : J(nullptr); }
-J str_or_null(const std::string& s) { return s.empty() ? J(nullptr) : J(s); }
+J time_or_null(const MaybeTime& t) {
+  return t ? J(format_time(*t)) : J(nullptr);
+}
+J str_or_null(const std::string& s) {
+  return s.empty() ? J(nullptr) : J(s);
+}
 
 }  // namespace
 

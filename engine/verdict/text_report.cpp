@@ -17,7 +17,9 @@ struct Style {
   std::string reset() const { return on ? "\033[0m" : ""; }
 };
 
-std::string t(const MaybeTime& m) { return m ? format_time(*m) : std::string("(no time)"); }
+std::string t(const MaybeTime& m) {
+  return m ? format_time(*m) : std::string("(no time)");
+}
 
 std::string printable(const std::string& s, std::size_t max) {
   std::string out;
@@ -36,16 +38,22 @@ std::string printable(const std::string& s, std::size_t max) {
 std::string diagnosis_to_text(const Diagnosis& d, bool colour) {
   Style st{colour};
   std::ostringstream o;
-  std::string vcol = d.verdict == "attributed" ? st.red() : d.verdict == "no_failure" ? st.green() : st.yellow();
-  o << st.bold() << "job " << d.job_id << (d.cluster.empty() ? "" : " on " + d.cluster) << st.reset()
-    << "  state " << (d.terminal_state.empty() ? "unknown" : d.terminal_state) << "\n";
+  std::string vcol = d.verdict == "attributed"   ? st.red()
+                     : d.verdict == "no_failure" ? st.green()
+                                                 : st.yellow();
+  o << st.bold() << "job " << d.job_id << (d.cluster.empty() ? "" : " on " + d.cluster)
+    << st.reset() << "  state " << (d.terminal_state.empty() ? "unknown" : d.terminal_state)
+    << "\n";
   o << vcol << d.verdict << st.reset();
-  if (!d.domain.empty()) o << "  " << d.domain << (d.sub_domain.empty() ? "" : " / " + d.sub_domain);
+  if (!d.domain.empty())
+    o << "  " << d.domain << (d.sub_domain.empty() ? "" : " / " + d.sub_domain);
   o << "\n" << st.bold() << d.summary << st.reset() << "\n";
   o << "action: " << st.bold() << d.recommended_action << st.reset() << "\n";
 
   if (!d.root_causes.empty()) {
-    o << "\n" << st.bold() << (d.verdict == "ambiguous" ? "candidate causes" : "root cause") << st.reset() << "\n";
+    o << "\n"
+      << st.bold() << (d.verdict == "ambiguous" ? "candidate causes" : "root cause") << st.reset()
+      << "\n";
     for (const auto& r : d.root_causes) {
       o << "  " << (r.node.empty() ? "(job-wide)" : r.node);
       if (!r.device.empty()) o << " " << r.device;
@@ -66,8 +74,8 @@ std::string diagnosis_to_text(const Diagnosis& d, bool colour) {
     for (const auto& e : d.evidence) {
       if (!keep.count(e.id)) continue;
       o << "  [" << e.id << "] " << t(e.time) << (e.time_inferred ? "~" : " ") << " "
-        << (e.node.empty() ? "-" : e.node) << "  " << e.event << "\n      " << st.dim() << e.source << ":"
-        << e.line << st.reset() << "  " << printable(e.text, 160) << "\n";
+        << (e.node.empty() ? "-" : e.node) << "  " << e.event << "\n      " << st.dim() << e.source
+        << ":" << e.line << st.reset() << "  " << printable(e.text, 160) << "\n";
     }
     if (keep.size() < d.evidence.size())
       o << "  " << st.dim() << "... " << d.evidence.size() - keep.size()
@@ -86,7 +94,8 @@ std::string diagnosis_to_text(const Diagnosis& d, bool colour) {
       o << "  " << k << " on " << nodes.size() << " node(s), " << counts[k] << " event(s)\n";
   }
   if (!demoted.empty()) {
-    o << "\n" << st.bold() << "demoted symptoms" << st.reset() << " (explained by the root cause)\n";
+    o << "\n"
+      << st.bold() << "demoted symptoms" << st.reset() << " (explained by the root cause)\n";
     for (const auto& [k, nodes] : demoted) o << "  " << k << " on " << nodes.size() << " node(s)\n";
   }
 
@@ -96,19 +105,20 @@ std::string diagnosis_to_text(const Diagnosis& d, bool colour) {
   if (!gaps.empty()) {
     o << "\n" << st.bold() << "coverage gaps" << st.reset() << "\n";
     for (const auto* c : gaps)
-      o << "  " << (c->node.empty() ? "cluster" : c->node) << " " << c->source << ": " << c->status << " ("
-        << printable(c->detail, 160) << ")\n";
+      o << "  " << (c->node.empty() ? "cluster" : c->node) << " " << c->source << ": " << c->status
+        << " (" << printable(c->detail, 160) << ")\n";
   }
   if (!d.ignored.empty()) {
     std::uint64_t n = 0;
     for (const auto& i : d.ignored) n += i.count;
-    o << "\n" << st.dim() << n << " event(s) ignored (stale, other jobs, unused GPUs, context); see --format json"
+    o << "\n"
+      << st.dim() << n
+      << " event(s) ignored (stale, other jobs, unused GPUs, context); see --format json"
       << st.reset() << "\n";
   }
   if (!d.errors.empty()) {
     o << "\n" << st.bold() << "input problems" << st.reset() << "\n";
-    for (const auto& e : d.errors)
-    {
+    for (const auto& e : d.errors) {
       o << "  " << e.source;
       if (e.line) o << ':' << e.line;
       o << ": " << printable(e.message, 200) << "\n";

@@ -26,8 +26,9 @@ bool errors_mention(const json& d, const std::string& needle) {
 }
 
 std::string root_node(const json& d) {
-  return d["root_causes"].empty() || !d["root_causes"][0]["node"].is_string() ? ""
-                                                                              : d["root_causes"][0]["node"].get<std::string>();
+  return d["root_causes"].empty() || !d["root_causes"][0]["node"].is_string()
+             ? ""
+             : d["root_causes"][0]["node"].get<std::string>();
 }
 
 const std::string kXid79 = xid_line("10:41:07", "n2", "2a", 79, "GPU has fallen off the bus.");
@@ -79,7 +80,8 @@ TEST(BadInput, TruncatedGzipKeepsTheLinesBeforeTheDamage) {
   std::string path = (inc.dir() / "nodes/n2/syslog.1.gz").string();
   gzFile gz = gzopen(path.c_str(), "wb");
   std::string text = kXid79;
-  for (int i = 0; i < 20000; ++i) text += "Nov  2 10:50:00 n2 CRON[1]: (root) CMD (run-parts " + std::to_string(i) + ")\n";
+  for (int i = 0; i < 20000; ++i)
+    text += "Nov  2 10:50:00 n2 CRON[1]: (root) CMD (run-parts " + std::to_string(i) + ")\n";
   gzwrite(gz, text.data(), static_cast<unsigned>(text.size()));
   gzclose(gz);
   std::filesystem::resize_file(path, std::filesystem::file_size(path) / 2);
@@ -107,7 +109,8 @@ TEST(BadInput, BinaryGarbageIsReportedAndSkippedOver) {
 TEST(BadInput, InvalidUtf8InEvidenceStillGivesValidJson) {
   TempIncident inc;
   inc.write("job.json", job_json());
-  inc.write("nodes/n2/syslog", xid_line("10:41:07", "n2", "2a", 79, "GPU has fallen off the bus \xff\xfe\xc3."));
+  inc.write("nodes/n2/syslog",
+            xid_line("10:41:07", "n2", "2a", 79, "GPU has fallen off the bus \xff\xfe\xc3."));
   auto r = run_firstfault("analyze " + inc.arg() + " --format json");
   ASSERT_EQ(r.exit_code, 0);
   json d = json::parse(r.out);  // throws on invalid UTF-8
@@ -117,7 +120,8 @@ TEST(BadInput, InvalidUtf8InEvidenceStillGivesValidJson) {
 TEST(BadInput, TenMegabyteLineIsCutAndLaterLinesKeepTheirNumbers) {
   TempIncident inc;
   inc.write("job.json", job_json());
-  std::string text = "Nov  2 10:00:01 n2 app: " + std::string(10 << 20, 'x') + "\n" + noise(2) + kXid79;
+  std::string text =
+      "Nov  2 10:00:01 n2 app: " + std::string(10 << 20, 'x') + "\n" + noise(2) + kXid79;
   inc.write("nodes/n2/syslog", text);
   json d = analyze(inc);
   EXPECT_TRUE(errors_mention(d, "longer than 1 MiB"));
@@ -138,7 +142,9 @@ TEST(BadInput, UnknownXidIsAnEventButNeverACertainVerdict) {
 TEST(BadInput, InvalidTimestampIsReportedAndTheLineKept) {
   TempIncident inc;
   inc.write("job.json", job_json());
-  inc.write("nodes/n2/syslog", "Feb 30 10:41:07 n2 kernel: NVRM: Xid (PCI:0000:2a:00): 79, GPU has fallen off the bus.\n");
+  inc.write(
+      "nodes/n2/syslog",
+      "Feb 30 10:41:07 n2 kernel: NVRM: Xid (PCI:0000:2a:00): 79, GPU has fallen off the bus.\n");
   json d = analyze(inc);
   EXPECT_TRUE(errors_mention(d, "invalid timestamp"));
   EXPECT_EQ(root_node(d), "n2");
@@ -157,7 +163,8 @@ TEST(BadInput, NonRegularFilesAreSkippedWithAMessage) {
   TempIncident inc;
   inc.write("job.json", job_json());
   inc.write("nodes/n2/syslog", kXid79);
-  std::filesystem::create_directory_symlink("/nonexistent/target", inc.dir() / "nodes/n2/kernel.log");
+  std::filesystem::create_directory_symlink("/nonexistent/target",
+                                            inc.dir() / "nodes/n2/kernel.log");
   std::filesystem::create_directories(inc.dir() / "nodes/n1");
   ASSERT_EQ(mkfifo((inc.dir() / "nodes/n1/syslog").c_str(), 0600), 0);  // reading it would block
   json d = analyze(inc);
@@ -178,7 +185,9 @@ TEST(BadInput, EmptyDirectoryExitsTwo) {
 
 TEST(BadInput, BadRuleFileExitsThreeAndNamesFileAndLine) {
   TempIncident rules;
-  rules.write("bad.yaml", "patterns:\n  - name: broken\n    kind: xid\n    literals: [\"x\"]\n    regex: '(unclosed'\n");
+  rules.write("bad.yaml",
+              "patterns:\n  - name: broken\n    kind: xid\n    literals: [\"x\"]\n    regex: "
+              "'(unclosed'\n");
   auto r = run_firstfault("rules check " + rules.arg());
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_NE(r.out.find("bad.yaml:2"), std::string::npos) << r.out;

@@ -33,7 +33,8 @@ std::string symptom_status(const json& d, const std::string& node, const std::st
 TEST(Decisions, HardwareFaultOnOneNodeOutranksTimeoutsOnOthers) {
   TempIncident inc;
   inc.write("job.json", job_json());
-  inc.write("nodes/n2/syslog", noise(5) + xid_line("10:41:07", "n2", "2a", 79, "GPU has fallen off the bus."));
+  inc.write("nodes/n2/syslog",
+            noise(5) + xid_line("10:41:07", "n2", "2a", 79, "GPU has fallen off the bus."));
   inc.write("nodes/n1/app.log", watchdog_line(0, "10:51:08") + watchdog_line(1, "10:51:08"));
   json d = analyze(inc);
   EXPECT_EQ(d["verdict"], "attributed");
@@ -49,7 +50,9 @@ TEST(Decisions, XidOnAGpuTheJobDidNotUseIsIgnored) {
   TempIncident inc;
   inc.write("job.json", job_json());
   inc.write("nodes/n2/syslog", xid_line("10:41:07", "n2", "9a", 79, "GPU has fallen off the bus."));
-  inc.write("nodes/n1/app.log", "[rank0]: ValueError: bad batch\nE1102 10:40:00.000000 1 api.py:869] failed (exitcode: 1) local_rank: 0 (pid: 5) of binary: python\n");
+  inc.write("nodes/n1/app.log",
+            "[rank0]: ValueError: bad batch\nE1102 10:40:00.000000 1 api.py:869] failed (exitcode: "
+            "1) local_rank: 0 (pid: 5) of binary: python\n");
   json d = analyze(inc);
   EXPECT_EQ(d["verdict"], "attributed");
   EXPECT_EQ(d["domain"], "application");
@@ -59,8 +62,12 @@ TEST(Decisions, XidOnAGpuTheJobDidNotUseIsIgnored) {
 TEST(Decisions, StaleXidBeforeTheJobIsIgnored) {
   TempIncident inc;
   inc.write("job.json", job_json());
-  inc.write("nodes/n2/syslog", "Oct 31 10:41:07 n2 kernel: NVRM: Xid (PCI:0000:2a:00): 79, GPU has fallen off the bus.\n");
-  inc.write("nodes/n1/app.log", "[rank0]: KeyError: 'labels'\nE1102 10:40:00.000000 1 api.py:869] failed (exitcode: 1) local_rank: 0 (pid: 5) of binary: python\n");
+  inc.write(
+      "nodes/n2/syslog",
+      "Oct 31 10:41:07 n2 kernel: NVRM: Xid (PCI:0000:2a:00): 79, GPU has fallen off the bus.\n");
+  inc.write("nodes/n1/app.log",
+            "[rank0]: KeyError: 'labels'\nE1102 10:40:00.000000 1 api.py:869] failed (exitcode: 1) "
+            "local_rank: 0 (pid: 5) of binary: python\n");
   json d = analyze(inc);
   EXPECT_EQ(d["domain"], "application");
   bool ignored = false;
@@ -72,7 +79,8 @@ TEST(Decisions, StaleXidBeforeTheJobIsIgnored) {
 TEST(Decisions, TwoIndependentHardwareFaultsAreAmbiguous) {
   TempIncident inc;
   inc.write("job.json", job_json());
-  inc.write("nodes/n1/syslog", xid_line("10:41:00", "n1", "18", 48, "An uncorrectable double bit error (DBE)"));
+  inc.write("nodes/n1/syslog",
+            xid_line("10:41:00", "n1", "18", 48, "An uncorrectable double bit error (DBE)"));
   inc.write("nodes/n2/syslog", xid_line("10:41:07", "n2", "2a", 79, "GPU has fallen off the bus."));
   json d = analyze(inc);
   EXPECT_EQ(d["verdict"], "ambiguous");
@@ -83,8 +91,13 @@ TEST(Decisions, TwoIndependentHardwareFaultsAreAmbiguous) {
 TEST(Decisions, ApplicationInducedXidWithTheRanksOwnErrorIsApplication) {
   TempIncident inc;
   inc.write("job.json", job_json());
-  inc.write("nodes/n2/syslog", "Nov  2 10:41:07 n2 kernel: NVRM: Xid (PCI:0000:2a:00): 13, pid=4242, name=python3, Graphics SM Warp Exception: Out Of Range Address\n");
-  inc.write("nodes/n2/app.log", "[rank3]: RuntimeError: CUDA error: an illegal memory access was encountered\nE1102 10:41:09.000000 1 api.py:869] failed (exitcode: -6) local_rank: 1 (pid: 4242) of binary: python\n");
+  inc.write("nodes/n2/syslog",
+            "Nov  2 10:41:07 n2 kernel: NVRM: Xid (PCI:0000:2a:00): 13, pid=4242, name=python3, "
+            "Graphics SM Warp Exception: Out Of Range Address\n");
+  inc.write("nodes/n2/app.log",
+            "[rank3]: RuntimeError: CUDA error: an illegal memory access was encountered\nE1102 "
+            "10:41:09.000000 1 api.py:869] failed (exitcode: -6) local_rank: 1 (pid: 4242) of "
+            "binary: python\n");
   json d = analyze(inc);
   EXPECT_EQ(d["verdict"], "attributed");
   EXPECT_EQ(d["domain"], "application");
@@ -95,7 +108,10 @@ TEST(Decisions, ApplicationInducedXidWithTheRanksOwnErrorIsApplication) {
 TEST(Decisions, OneRanksCudaOomFollowedByTimeoutsIsThatRank) {
   TempIncident inc;
   inc.write("job.json", job_json());
-  inc.write("nodes/n1/app.log", "[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\nE1102 10:30:02.000000 1 api.py:869] failed (exitcode: 1) local_rank: 1 (pid: 9) of binary: python\n");
+  inc.write("nodes/n1/app.log",
+            "[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 "
+            "GiB\nE1102 10:30:02.000000 1 api.py:869] failed (exitcode: 1) local_rank: 1 (pid: 9) "
+            "of binary: python\n");
   inc.write("nodes/n2/app.log", watchdog_line(2, "10:40:03") + watchdog_line(3, "10:40:03"));
   json d = analyze(inc);
   EXPECT_EQ(d["sub_domain"], "application.cuda_oom");
@@ -172,12 +188,15 @@ TEST(Decisions, OnlyTimeoutsWithFullCoverageIsUnattributed) {
 TEST(Decisions, SiteRuleFromRulesDirectoryExtendsTheBuiltInSet) {
   TempIncident inc;
   inc.write("job.json", job_json());
-  inc.write("nodes/n1/syslog", "Nov  2 10:30:00 n1 kernel: [1.0] watchdog: BUG: soft lockup - CPU#12 stuck for 22s! [python3:4242]\n");
+  inc.write("nodes/n1/syslog",
+            "Nov  2 10:30:00 n1 kernel: [1.0] watchdog: BUG: soft lockup - CPU#12 stuck for 22s! "
+            "[python3:4242]\n");
   inc.write("nodes/n2/syslog", noise(3));
   inc.write("nodes/n2/app.log", watchdog_line(2, "10:40:03"));
   json without = analyze(inc);
   EXPECT_NE(without["verdict"], "attributed");
-  json with = analyze(inc, "--rules " + shell_quote(std::string(FF_SOURCE_DIR) + "/examples/rules"));
+  json with =
+      analyze(inc, "--rules " + shell_quote(std::string(FF_SOURCE_DIR) + "/examples/rules"));
   EXPECT_EQ(with["verdict"], "attributed");
   EXPECT_EQ(with["sub_domain"], "host.soft_lockup");
   EXPECT_EQ(root_nodes(with), std::set<std::string>{"n1"});

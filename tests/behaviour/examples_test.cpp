@@ -11,9 +11,9 @@
 #include "run_firstfault.h"
 
 namespace fs = std::filesystem;
-using nlohmann::json;
 using fftest::run_firstfault;
 using fftest::shell_quote;
+using nlohmann::json;
 
 namespace {
 
@@ -51,7 +51,9 @@ TEST_P(ExampleIncident, DiagnosedAsExpected) {
               expected["domain"].end());
   }
   if (expected.contains("sub_domain_prefix")) {
-    EXPECT_EQ(d["sub_domain"].get<std::string>().rfind(expected["sub_domain_prefix"].get<std::string>(), 0), 0u)
+    EXPECT_EQ(d["sub_domain"].get<std::string>().rfind(
+                  expected["sub_domain_prefix"].get<std::string>(), 0),
+              0u)
         << d["sub_domain"];
   }
   std::set<std::string> want, got;
@@ -92,7 +94,8 @@ TEST_P(ExampleIncident, SameInputSameBytes) {
 
 std::string name_of(const ::testing::TestParamInfo<std::string>& info) {
   std::string n = fs::path(info.param).filename().string();
-  std::replace_if(n.begin(), n.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
+  std::replace_if(
+      n.begin(), n.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
   return n;
 }
 
