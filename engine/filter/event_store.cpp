@@ -16,7 +16,6 @@ void EventStore::summarise_ignored(const Event& e) {
 }
 
 void EventStore::add(Event&& e) {
-  ++added_;
   if (e.ignored) {
     summarise_ignored(e);
     return;

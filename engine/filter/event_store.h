@@ -29,11 +29,9 @@ class EventStore {
   // Adds ignored events of the stream phase to the summary.
   void summarise_ignored(const Event& e);
   std::vector<IgnoredItem> ignored() const;
-  std::uint64_t total_added() const { return added_; }
 
  private:
   std::size_t max_per_key_;
-  std::uint64_t added_ = 0;
   std::map<std::tuple<std::string, std::string, std::string, std::string>, std::vector<Event>>
       buckets_;
   std::map<std::pair<std::string, std::string>, std::uint64_t> overflow_;

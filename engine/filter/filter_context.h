@@ -16,7 +16,6 @@ struct FilterContext {
   const CompiledRules& rules;
   std::vector<ErrorItem>& errors;
   std::map<std::string, std::string> ip_to_node;  // from NCCL bootstrap lines
-  std::vector<std::string> notes;                 // decisions worth telling the operator
 };
 
 }  // namespace ff

@@ -142,7 +142,7 @@ AnalyzeResult analyze_incident(const std::filesystem::path& dir, const CompiledR
 
   // 2–3. Extract events, annotating each with the filter rules as it comes.
   auto filters = make_filter_rules();
-  FilterContext ctx{job, rules, errors, {}, {}};
+  FilterContext ctx{job, rules, errors, {}};
   EventStore store(static_cast<std::size_t>(std::max(1.0, rules.settings.max_events_per_key)));
   EventExtractor extractor(rules);
   std::map<std::pair<std::string, std::string>, KindTally> tally;
@@ -155,8 +155,7 @@ AnalyzeResult analyze_incident(const std::filesystem::path& dir, const CompiledR
       for (auto& f : filters) f->on_event(e, ctx);
       store.add(std::move(e));
     });
-    std::string kind = file.node.empty() && file.kind == "app" ? "app" : file.kind;
-    auto& t = tally[{file.node, kind}];
+    auto& t = tally[{file.node, file.kind}];
     ++t.files;
     t.lines += st.read.lines;
     if (!st.read.error.empty()) {

@@ -8,8 +8,7 @@
 
 namespace ff {
 
-ReadStats read_lines_chunked(const std::string& path, const ChunkFn& fn, std::size_t chunk_size,
-                             std::size_t max_line) {
+ReadStats read_lines_chunked(const std::string& path, const ChunkFn& fn, std::size_t max_line) {
   ReadStats st;
   gzFile gz = gzopen(path.c_str(), "rb");
   if (!gz) {
@@ -18,10 +17,8 @@ ReadStats read_lines_chunked(const std::string& path, const ChunkFn& fn, std::si
   }
   st.opened = true;
   gzbuffer(gz, 256 * 1024);
-  // The buffer holds at most one cut line's worth: a line that does not fit
-  // is cut at max_line, whatever chunk size was asked for.
-  (void)chunk_size;
-  chunk_size = max_line + 1;
+  // A buffer of max_line + 1 bytes: a line that does not fit is cut at max_line.
+  const std::size_t chunk_size = max_line + 1;
   std::vector<char> buf(chunk_size);
   std::size_t have = 0;         // bytes in buf
   std::uint64_t next_line = 1;  // number of the first line in buf

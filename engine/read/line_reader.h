@@ -28,7 +28,6 @@ struct ReadStats {
 using ChunkFn = std::function<void(std::string_view chunk, std::uint64_t first_line)>;
 
 ReadStats read_lines_chunked(const std::string& path, const ChunkFn& fn,
-                             std::size_t chunk_size = 1 << 20,
                              std::size_t max_line = (1 << 20) - 1);
 
 }  // namespace ff

@@ -60,8 +60,7 @@ struct Collected {
   bool chunks_end_with_newline = true;
 };
 
-Collected read_all(const fs::path& path, ReadStats& st, std::size_t chunk_size = 1 << 20,
-                   std::size_t max_line = (1 << 20) - 1) {
+Collected read_all(const fs::path& path, ReadStats& st, std::size_t max_line = (1 << 20) - 1) {
   Collected c;
   st = read_lines_chunked(
       path.string(),
@@ -80,7 +79,7 @@ Collected read_all(const fs::path& path, ReadStats& st, std::size_t chunk_size =
           start = nl + 1;
         }
       },
-      chunk_size, max_line);
+      max_line);
   return c;
 }
 
@@ -263,7 +262,7 @@ TEST_F(LineReaderTest, SeveralLongLinesWithSmallLimit) {
   for (int i = 1; i <= 20; ++i)
     content += (i % 5 == 0 ? std::string(5000, 'a') : "short " + std::to_string(i)) + "\n";
   ReadStats st;
-  Collected c = read_all(write_plain("mixed.log", content), st, 4096, 1023);
+  Collected c = read_all(write_plain("mixed.log", content), st, 1023);
   EXPECT_EQ(st.error, "");
   EXPECT_EQ(st.long_lines, 4u);
   EXPECT_EQ(st.first_long_line, 5u);
@@ -282,7 +281,7 @@ TEST_F(LineReaderTest, LineLongerThanLimitButShorterThanChunkIsCut) {
   // The header promises: lines longer than `max_line` are cut to it.
   std::string content = "short\n" + std::string(2000, 'c') + "\nafter\n";
   ReadStats st;
-  Collected c = read_all(write_plain("mid.log", content), st, 4096, 1023);
+  Collected c = read_all(write_plain("mid.log", content), st, 1023);
   EXPECT_EQ(st.long_lines, 1u);
   EXPECT_EQ(st.first_long_line, 2u);
   ASSERT_EQ(c.lines.size(), 3u);
@@ -294,7 +293,7 @@ TEST_F(LineReaderTest, LineLongerThanLimitButShorterThanChunkIsCut) {
 TEST_F(LineReaderTest, LineOfExactlyMaxLengthIsNotCut) {
   std::string content = std::string(1023, 'b') + "\nnext\n";
   ReadStats st;
-  Collected c = read_all(write_plain("exact.log", content), st, 4096, 1023);
+  Collected c = read_all(write_plain("exact.log", content), st, 1023);
   EXPECT_EQ(st.long_lines, 0u);
   ASSERT_EQ(c.lines.size(), 2u);
   EXPECT_EQ(c.lines[0].size(), 1023u);
@@ -323,7 +322,7 @@ TEST_F(LineReaderTest, BigFileIsDeliveredInBoundedChunks) {
   const int total = 400000;
   const std::string content = numbered_lines(total);
   ReadStats st;
-  Collected c = read_all(write_plain("big.log", content), st, 64 << 10, 4095);
+  Collected c = read_all(write_plain("big.log", content), st, 4095);
   EXPECT_EQ(st.error, "");
   EXPECT_EQ(st.lines, static_cast<std::uint64_t>(total));
   EXPECT_GT(c.chunks, 100u);
