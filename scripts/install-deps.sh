@@ -8,6 +8,8 @@ packages=(
   libre2-dev nlohmann-json3-dev libspdlog-dev libyaml-cpp-dev libcli11-dev
   zlib1g-dev libgtest-dev libgmock-dev libhowardhinnant-date-dev tzdata
   python3 gzip
+  libsqlite3-dev sqlite3 libcurl4-openssl-dev libcpp-httplib-dev libmunge-dev munge
+  libslurm-dev slurm-wlm slurmctld slurmd slurm-client bats curl procps
 )
 
 missing=()

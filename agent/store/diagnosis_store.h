@@ -1,0 +1,102 @@
+// The agent's SQLite database: jobs, received bundles, and one diagnosis row
+// per engine pass with its root causes, symptoms, evidence and coverage.
+// The schema lives in sql/migrations/; this class is the only code that
+// writes SQL against it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace ff::agent {
+
+struct StoreError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// One job attempt as the agent knows it (from bundles and scontrol).
+struct JobRecord {
+  std::string job_id;
+  int attempt = 0;
+  std::string cluster;
+  std::string user;
+  std::string state;                // Slurm terminal state, "" while unknown
+  std::string exit_code;            // "exit:signal"
+  std::string start_time;           // RFC 3339, "" while unknown
+  std::string end_time;
+  std::vector<std::string> nodes;   // expanded node names
+};
+
+// One bundle as received and stored on disk.
+struct BundleRecord {
+  std::string bundle_id;
+  std::string job_id;
+  int attempt = 0;
+  std::string node;
+  std::string pass;                 // "step" or "epilog"
+  std::string path;                 // directory under state_dir
+  std::int64_t bytes = 0;
+  std::int64_t received_at = 0;     // unix seconds (agent bookkeeping, not the engine)
+};
+
+// One stored engine pass.
+struct PassRecord {
+  std::int64_t id = 0;
+  std::string job_id;
+  int attempt = 0;
+  int pass_no = 0;                  // 1, 2, ... per job attempt
+  std::string trigger;              // "fastpass", "final", "deadline", "replay"
+  std::int64_t created_at = 0;      // unix seconds
+  std::string verdict;              // diagnosis "verdict" field
+  std::string domain;
+  std::string summary;
+  std::string root_node;
+  std::string comment_status;       // "written", "refused: ...", "not_needed", ""
+  nlohmann::json diagnosis;         // the full diagnosis JSON
+};
+
+struct ListFilter {
+  std::string node;                 // root cause or affected node; "" = any
+  std::int64_t since = 0;           // unix seconds; 0 = any
+  int limit = 50;
+};
+
+class DiagnosisStore {
+ public:
+  // Opens (creating when missing) the database, sets WAL and a busy timeout,
+  // and applies every pending migration. Throws StoreError.
+  static std::unique_ptr<DiagnosisStore> open(const std::string& path);
+  // Opens an existing database read-only (the `show` and `history` commands).
+  static std::unique_ptr<DiagnosisStore> open_readonly(const std::string& path);
+  virtual ~DiagnosisStore() = default;
+
+  virtual int schema_version() = 0;
+
+  virtual void upsert_job(const JobRecord& job) = 0;
+  virtual std::optional<JobRecord> job(const std::string& job_id, int attempt) = 0;
+
+  // Records a bundle. Returns false (and changes nothing) when bundle_id is
+  // already stored: uploads are retried, rows are never duplicated.
+  virtual bool add_bundle(const BundleRecord& bundle) = 0;
+  virtual std::vector<BundleRecord> bundles(const std::string& job_id, int attempt) = 0;
+
+  // Stores one pass in one transaction: the diagnoses row and its root_causes,
+  // symptoms, evidence and coverage rows taken from `diagnosis`. Returns the
+  // pass with id and pass_no filled in.
+  virtual PassRecord add_pass(const std::string& job_id, int attempt, const std::string& trigger,
+                              const nlohmann::json& diagnosis, std::int64_t created_at) = 0;
+  virtual void set_comment_status(std::int64_t pass_id, const std::string& status) = 0;
+
+  // The newest pass of a job (attempt -1: the newest attempt).
+  virtual std::optional<PassRecord> latest_pass(const std::string& job_id, int attempt = -1) = 0;
+  virtual std::vector<PassRecord> passes(const std::string& job_id) = 0;
+  // Newest first; the newest pass per job attempt only.
+  virtual std::vector<PassRecord> list(const ListFilter& filter) = 0;
+};
+
+}  // namespace ff::agent
