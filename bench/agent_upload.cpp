@@ -1,0 +1,218 @@
+// ff_bench_agent_upload: plays the compute nodes of one large job against a running agent.
+//
+//   ff_bench_agent_upload --agent http://127.0.0.1:7421 --incident DIR --job-id ID
+//                         [--concurrency 64] [--timeout-s 600]
+//
+// DIR is an incident directory (bench/ff_bench_gen writes one). Every nodes/<node>/ becomes one
+// Epilog bundle, uploaded as the collector does (docs/slurm-path.md section 4: multipart, a munge
+// credential per bundle), from --concurrency threads at once. Then it polls the agent until the
+// job's diagnosis is stored and prints, as key=value lines:
+//   bundles, bytes, upload_s (first request to last reply),
+//   diagnosis_after_last_upload_s (last upload reply to the diagnosis being readable),
+//   verdict, rejected.
+// A benchmark, not a test: bench/agent_run.sh runs it and prints the figures beside a baseline.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <httplib.h>
+#include <munge.h>
+
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+struct Options {
+  std::string agent = "http://127.0.0.1:7421";
+  fs::path incident;
+  std::string job_id;
+  int concurrency = 64;
+  int timeout_s = 600;
+};
+
+[[noreturn]] void usage(int code) {
+  std::fprintf(code == 0 ? stdout : stderr,
+               "usage: ff_bench_agent_upload --incident DIR --job-id ID [--agent URL]\n"
+               "                             [--concurrency N] [--timeout-s S]\n");
+  std::exit(code);
+}
+
+Options parse_args(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) usage(64);
+      return argv[++i];
+    };
+    if (a == "-h" || a == "--help") usage(0);
+    else if (a == "--agent") o.agent = value();
+    else if (a == "--incident") o.incident = value();
+    else if (a == "--job-id") o.job_id = value();
+    else if (a == "--concurrency") o.concurrency = std::stoi(value());
+    else if (a == "--timeout-s") o.timeout_s = std::stoi(value());
+    else usage(64);
+  }
+  if (o.incident.empty() || o.job_id.empty() || o.concurrency < 1) usage(64);
+  return o;
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The munge credential the collector would send for this payload.
+std::string munge_credential(const std::string& payload) {
+  char* cred = nullptr;
+  munge_err_t err = munge_encode(&cred, nullptr, payload.data(), static_cast<int>(payload.size()));
+  if (err != EMUNGE_SUCCESS) {
+    std::fprintf(stderr, "munge_encode: %s\n", munge_strerror(err));
+    std::exit(1);
+  }
+  std::string out(cred);
+  std::free(cred);
+  return out;
+}
+
+// One node's bundle: its job.json fragment and its log files.
+struct Bundle {
+  std::string node;
+  std::string bundle_id;
+  httplib::MultipartFormDataItems items;
+  std::size_t bytes = 0;
+};
+
+Bundle make_bundle(const Options& o, const nlohmann::json& job, const std::string& node,
+                   bool with_app) {
+  Bundle b;
+  b.node = node;
+  b.bundle_id = node + "-" + o.job_id + "-epilog-1";
+  nlohmann::json fragment = job;
+  fragment["job_id"] = o.job_id;
+  nlohmann::json ranks = nlohmann::json::array();
+  for (const auto& r : job.value("ranks", nlohmann::json::array()))
+    if (r.value("node", "") == node) ranks.push_back(r);
+  fragment["ranks"] = ranks;
+  nlohmann::json info = nlohmann::json::object();
+  if (job.contains("node_info") && job["node_info"].contains(node))
+    info[node] = job["node_info"][node];
+  fragment["node_info"] = info;
+  nlohmann::json coverage = nlohmann::json::array();
+  for (const auto& c : job.value("coverage", nlohmann::json::array()))
+    if (c.value("node", "") == node) coverage.push_back(c);
+  fragment["coverage"] = coverage;
+
+  nlohmann::json meta = {{"bundle_id", b.bundle_id}, {"job_id", o.job_id}, {"attempt", 0},
+                         {"node", node},           {"pass", "epilog"}};
+  b.items.push_back({"meta", meta.dump(), "", "application/json"});
+  std::string job_text = fragment.dump();
+  b.bytes += job_text.size();
+  b.items.push_back({"file", job_text, "job.json", "application/json"});
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(o.incident / "nodes" / node))
+    if (e.is_regular_file()) files.push_back(e.path());
+  if (with_app && fs::exists(o.incident / "app"))
+    for (const auto& e : fs::directory_iterator(o.incident / "app"))
+      if (e.is_regular_file()) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) {
+    std::string rel = fs::relative(f, o.incident).generic_string();
+    std::string content = read_file(f);
+    b.bytes += content.size();
+    b.items.push_back({"file", std::move(content), rel, "application/octet-stream"});
+  }
+  return b;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o = parse_args(argc, argv);
+  nlohmann::json job = nlohmann::json::parse(read_file(o.incident / "job.json"));
+  std::vector<std::string> nodes;
+  for (const auto& e : fs::directory_iterator(o.incident / "nodes"))
+    if (e.is_directory()) nodes.push_back(e.path().filename().string());
+  std::sort(nodes.begin(), nodes.end());
+  job["nodes"] = nodes;
+
+  std::vector<Bundle> bundles;
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    bundles.push_back(make_bundle(o, job, nodes[i], i == 0));
+  std::size_t total_bytes = 0;
+  for (const auto& b : bundles) total_bytes += b.bytes;
+
+  std::atomic<std::size_t> next{0};
+  std::atomic<int> rejected{0};
+  std::mutex report_mutex;
+  auto start = Clock::now();
+  Clock::time_point last_reply = start;
+  std::vector<std::thread> workers;
+  for (int t = 0; t < o.concurrency; ++t) {
+    workers.emplace_back([&] {
+      httplib::Client client(o.agent);
+      client.set_read_timeout(o.timeout_s, 0);
+      client.set_write_timeout(o.timeout_s, 0);
+      for (std::size_t i = next++; i < bundles.size(); i = next++) {
+        const Bundle& b = bundles[i];
+        httplib::Headers headers = {
+            {"X-Firstfault-Munge",
+             munge_credential("firstfault-bundle " + o.job_id + " " + b.node + " " + b.bundle_id)}};
+        auto res = client.Post("/api/v1/bundles", headers, b.items);
+        std::lock_guard<std::mutex> lock(report_mutex);
+        last_reply = std::max(last_reply, Clock::now());
+        if (!res || (res->status != 200 && res->status != 201)) {
+          ++rejected;
+          std::fprintf(stderr, "bundle %s: %s\n", b.bundle_id.c_str(),
+                       res ? (std::to_string(res->status) + " " + res->body).c_str()
+                           : httplib::to_string(res.error()).c_str());
+        }
+      }
+    });
+  }
+  for (auto& w : workers) w.join();
+
+  // Poll for the stored diagnosis: the agent runs the final pass once every node's Epilog bundle
+  // is in.
+  httplib::Client client(o.agent);
+  std::string verdict;
+  Clock::time_point stored;
+  auto deadline = Clock::now() + std::chrono::seconds(o.timeout_s);
+  while (Clock::now() < deadline) {
+    auto res = client.Get("/api/v1/jobs/" + o.job_id + "/diagnosis");
+    if (res && res->status == 200) {
+      stored = Clock::now();
+      auto d = nlohmann::json::parse(res->body, nullptr, false);
+      if (!d.is_discarded()) {
+        const auto& diag = d.contains("diagnosis") ? d["diagnosis"] : d;
+        verdict = diag.value("verdict", "?");
+      }
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  auto seconds = [](Clock::duration d) { return std::chrono::duration<double>(d).count(); };
+  std::printf("bundles=%zu\nbytes=%zu\nrejected=%d\nupload_s=%.3f\n", bundles.size(), total_bytes,
+              rejected.load(), seconds(last_reply - start));
+  if (verdict.empty()) {
+    std::printf("diagnosis_after_last_upload_s=timeout\n");
+    return 1;
+  }
+  std::printf("diagnosis_after_last_upload_s=%.3f\nverdict=%s\n", seconds(stored - last_reply),
+              verdict.c_str());
+  return rejected.load() == 0 ? 0 : 1;
+}
