@@ -1,0 +1,66 @@
+// The node config, /etc/firstfault/node.yaml (docs/slurm-path.md §3): where
+// bundles go, where the spool is, which logs to gather and how hard to try.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ff::collect {
+
+constexpr const char* kDefaultNodeConfigPath = "/etc/firstfault/node.yaml";
+
+struct RetryPolicy {
+  double initial_s = 2;
+  double max_s = 300;
+  double give_up_after_s = 86400;
+};
+
+struct SourceGlobs {
+  std::string kind;                // kernel, syslog, fabricmanager, slurmd
+  std::vector<std::string> globs;  // %n already replaced
+};
+
+struct NodeConfig {
+  std::string file;  // the file read, "" when the defaults are used
+  std::string node;  // the Slurm node name %n stands for
+  std::string agent_url = "http://localhost:7421";
+  std::filesystem::path spool = "/var/spool/firstfault";
+  std::int64_t margin_before_s = 300;
+  std::int64_t margin_after_s = 60;
+  std::uint64_t max_bundle_bytes = 64ull << 20;
+  RetryPolicy retry;
+  bool collect_on_success = false;
+  std::vector<SourceGlobs> sources;  // in the order kernel, syslog, fabricmanager, slurmd
+
+  // Beyond the contract's example, all optional:
+  std::int64_t fallback_lookback_s = 3600;    // window start when the plugin left no alloc record
+  std::uint64_t app_max_bytes = 16ull << 20;  // job stdout/stderr: the last N bytes
+  double connect_timeout_s = 5;
+  double request_timeout_s = 120;
+  int spool_keep_days = 7;
+  std::string timezone;      // IANA name for zone-less log times; "" = this host's zone
+  std::string munge_socket;  // "" = munged's default
+  std::string collector;     // read by the Epilog only
+};
+
+class ConfigError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The defaults of docs/slurm-path.md §3, %n replaced by `node`.
+NodeConfig default_node_config(const std::string& node);
+
+// Reads `path`. A missing file gives the defaults (a node without a config
+// still collects); a file that exists but is wrong throws ConfigError naming
+// the file and line.
+NodeConfig load_node_config(const std::filesystem::path& path, const std::string& node);
+
+// "%n" → node name, everywhere in `text`.
+std::string expand_node_name(const std::string& text, const std::string& node);
+
+}  // namespace ff::collect

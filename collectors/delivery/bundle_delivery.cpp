@@ -1,0 +1,112 @@
+#include "delivery/bundle_delivery.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <thread>
+
+#include "common/munge_credential.h"
+
+namespace ff::collect {
+namespace fs = std::filesystem;
+namespace {
+
+TimeUs now_us() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+void remove_delivered(const OutboxEntry& entry) {
+  // Renamed first, so no other collector ever finds half a bundle.
+  fs::path sent = entry.dir.parent_path() / (".sent-" + entry.meta.bundle_id);
+  std::error_code ec;
+  fs::rename(entry.dir, sent, ec);
+  fs::remove_all(ec ? entry.dir : sent, ec);
+}
+
+}  // namespace
+
+const char* outcome_name(DeliveryOutcome outcome) {
+  switch (outcome) {
+    case DeliveryOutcome::delivered:
+      return "delivered";
+    case DeliveryOutcome::kept:
+      return "kept";
+    case DeliveryOutcome::busy:
+      return "busy";
+    case DeliveryOutcome::gone:
+      return "gone";
+  }
+  return "kept";
+}
+
+DeliveryOutcome deliver_once(const NodeConfig& config, const OutboxEntry& entry, double total_s,
+                             HttpReply* reply_out) {
+  BundleLock lock(entry.dir);
+  if (lock.gone()) return DeliveryOutcome::gone;
+  if (!lock.held()) return DeliveryOutcome::busy;
+
+  const BundleMeta& meta = entry.meta;
+  std::string credential;
+  try {
+    // A fresh credential per attempt: munge refuses a replayed one.
+    credential = munge_credential::encode(
+        "firstfault-bundle " + meta.job_id + " " + meta.node + " " + meta.bundle_id,
+        config.munge_socket);
+  } catch (const std::exception& e) {
+    spdlog::warn("bundle {}: {}", meta.bundle_id, e.what());
+    if (reply_out) *reply_out = {0, "", e.what()};
+    return DeliveryOutcome::kept;
+  }
+  std::vector<MultipartFile> files;
+  for (const auto& rel : bundle_files(entry.files())) files.push_back({rel, entry.files() / rel});
+  HttpReply reply = post_multipart(
+      config.agent_url + "/api/v1/bundles", {{"meta", wire_meta(meta).dump()}}, "file", files,
+      {"X-Firstfault-Munge: " + credential}, {config.connect_timeout_s, total_s});
+  if (reply_out) *reply_out = reply;
+  if (reply.success()) {
+    spdlog::info("bundle {}: delivered ({} files, HTTP {})", meta.bundle_id, files.size(),
+                 reply.status);
+    remove_delivered(entry);
+    return DeliveryOutcome::delivered;
+  }
+  spdlog::warn("bundle {}: not delivered: {}", meta.bundle_id, reply.describe());
+  return DeliveryOutcome::kept;
+}
+
+std::vector<OutboxEntry> deliver_with_retry(const NodeConfig& config,
+                                            std::vector<OutboxEntry> entries,
+                                            const SleepFn& sleep) {
+  SleepFn pause =
+      sleep ? sleep : [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); };
+  std::vector<OutboxEntry> gave_up;
+  double delay_s = std::max(config.retry.initial_s, 0.01);
+  auto started = std::chrono::steady_clock::now();
+  for (;;) {
+    std::vector<OutboxEntry> again;
+    for (auto& entry : entries) {
+      DeliveryOutcome outcome = deliver_once(config, entry, config.request_timeout_s);
+      if (outcome == DeliveryOutcome::delivered || outcome == DeliveryOutcome::gone) continue;
+      // The bundle's age, or this loop's own duration when the wall clock
+      // went backwards since the bundle was made.
+      double age_s = std::max(
+          static_cast<double>(now_us() - entry.meta.created) / 1e6,
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+      if (age_s + delay_s > config.retry.give_up_after_s) {
+        spdlog::warn("bundle {}: giving up after {:.0f} s; it stays in the outbox",
+                     entry.meta.bundle_id, age_s);
+        gave_up.push_back(std::move(entry));
+      } else {
+        again.push_back(std::move(entry));
+      }
+    }
+    if (again.empty()) break;
+    entries = std::move(again);
+    pause(std::chrono::milliseconds(static_cast<long long>(delay_s * 1000)));
+    delay_s = std::min(delay_s * 2, std::max(config.retry.max_s, config.retry.initial_s));
+  }
+  return gave_up;
+}
+
+}  // namespace ff::collect

@@ -1,0 +1,103 @@
+#include "sources/app_output.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+namespace ff::collect {
+
+std::string expand_output_path(const std::string& path, const std::string& job_id,
+                               const std::string& node) {
+  std::string out;
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    if (path[i] != '%' || i + 1 >= path.size()) {
+      out += path[i];
+      continue;
+    }
+    char c = path[++i];
+    if (c == 'j' || c == 'J')
+      out += job_id;
+    else if (c == 'N' || c == 'n')
+      out += node;
+    else if (c == '%')
+      out += '%';
+    else
+      out += std::string("%") + c;
+  }
+  return out;
+}
+
+AppOutputCopy copy_app_output(const std::string& path, const std::string& node,
+                              const std::filesystem::path& bundle_root, std::uint64_t max_bytes) {
+  AppOutputCopy result;
+  result.coverage = {"app", node, "missing", 0, path};
+  int in = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (in < 0) {
+    // Output on a file system this node does not see is normal: another node has it.
+    result.coverage.status = errno == ENOENT ? "missing" : "error";
+    result.coverage.detail = path + ": " + std::strerror(errno);
+    return result;
+  }
+  struct stat st {};
+  if (::fstat(in, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(in);
+    result.coverage.status = "error";
+    result.coverage.detail = path + ": not a regular file";
+    return result;
+  }
+  std::uint64_t size = static_cast<std::uint64_t>(st.st_size);
+  std::uint64_t from = size > max_bytes ? size - max_bytes : 0;
+  std::string name = std::filesystem::path(path).filename().string();
+  std::error_code ec;
+  std::filesystem::create_directories(bundle_root / "app", ec);
+  std::filesystem::path out_path = bundle_root / "app" / name;
+  int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (out < 0) {
+    ::close(in);
+    result.coverage.status = "error";
+    result.coverage.detail = out_path.string() + ": " + std::strerror(errno);
+    return result;
+  }
+  std::vector<char> buf(256 * 1024);
+  std::uint64_t pos = from, written = 0, lines = 0;
+  bool skip_partial = from > 0;  // a cut starts at a line boundary
+  while (pos < size) {
+    ssize_t n = ::pread(in, buf.data(), std::min<std::uint64_t>(buf.size(), size - pos),
+                        static_cast<off_t>(pos));
+    if (n <= 0) break;
+    pos += static_cast<std::uint64_t>(n);
+    const char* p = buf.data();
+    std::size_t len = static_cast<std::size_t>(n);
+    if (skip_partial) {
+      const char* nl = static_cast<const char*>(std::memchr(p, '\n', len));
+      if (!nl) continue;
+      len -= static_cast<std::size_t>(nl + 1 - p);
+      p = nl + 1;
+      skip_partial = false;
+    }
+    lines += static_cast<std::uint64_t>(std::count(p, p + len, '\n'));
+    if (::write(out, p, len) != static_cast<ssize_t>(len)) {
+      result.coverage.status = "error";
+      result.coverage.detail = out_path.string() + ": write failed";
+      break;
+    }
+    written += len;
+  }
+  ::close(in);
+  ::close(out);
+  if (result.coverage.status == "error") return result;
+  result.file = {"app/" + name, "app", written, false};
+  result.coverage.lines = lines;
+  result.coverage.status = from > 0 ? "truncated" : (written ? "ok" : "empty");
+  result.coverage.detail = from > 0 ? path + ": the last " + std::to_string(written) + " of " +
+                                          std::to_string(size) + " bytes"
+                                    : path;
+  return result;
+}
+
+}  // namespace ff::collect

@@ -1,0 +1,28 @@
+// The job's own stdout/stderr (slurm-<id>.out), when it lives on this node:
+// copied to app/<basename>, only its last bytes when it is huge, because the
+// end of a failed job's output is where the failure shows.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+#include "bundle/bundle_file.h"
+#include "bundle/coverage.h"
+
+namespace ff::collect {
+
+struct AppOutputCopy {
+  CoverageEntry coverage;
+  BundleFile file;  // file.rel empty when nothing was copied
+};
+
+// Slurm's filename patterns that a path may still carry: %j/%J job id,
+// %N/%n node name, %% percent.
+std::string expand_output_path(const std::string& path, const std::string& job_id,
+                               const std::string& node);
+
+AppOutputCopy copy_app_output(const std::string& path, const std::string& node,
+                              const std::filesystem::path& bundle_root, std::uint64_t max_bytes);
+
+}  // namespace ff::collect

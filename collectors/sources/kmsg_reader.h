@@ -1,0 +1,29 @@
+// The live kernel ring buffer, /dev/kmsg, read only when the config names it
+// (a container or a second slurmd on one host must not claim the host's
+// kernel messages). Records become raw dmesg lines ("[86123.512004] msg"),
+// which node_info.boot_time dates.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+#include "extract/timestamp_parser.h"
+#include "window/time_window.h"
+
+namespace ff::collect {
+
+constexpr const char* kKmsgPath = "/dev/kmsg";
+
+struct KmsgRead {
+  std::uint64_t lines = 0;
+  std::uint64_t bytes = 0;
+  std::string error;
+};
+
+// Reads what the buffer holds now (non-blocking) and writes the records in
+// the window to `out`; nothing is written when none is.
+KmsgRead read_kmsg(const TimeWindow& window, const TimeContext& ctx,
+                   const std::filesystem::path& out, const char* device = kKmsgPath);
+
+}  // namespace ff::collect

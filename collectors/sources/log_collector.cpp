@@ -1,0 +1,112 @@
+#include "sources/log_collector.h"
+
+#include <cstdio>
+#include <memory>
+
+#include "sources/kmsg_reader.h"
+#include "sources/log_files.h"
+#include "window/window_reader.h"
+
+namespace ff::collect {
+namespace {
+
+struct FileCloser {
+  void operator()(std::FILE* f) const { std::fclose(f); }
+};
+
+std::string join(const std::vector<std::string>& items, const char* sep) {
+  std::string out;
+  for (const auto& s : items) out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+}  // namespace
+
+LogCollection collect_log_kind(const SourceGlobs& source, const std::string& node,
+                               const TimeWindow& window, const TimeContext& ctx,
+                               const std::filesystem::path& bundle_root) {
+  LogCollection result;
+  result.coverage = {source.kind, node, "missing", 0, ""};
+  std::filesystem::path dir = bundle_root / "nodes" / node;
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+
+  std::vector<std::string> globs;
+  bool want_kmsg = false;
+  for (const auto& g : source.globs) {
+    if (g == kKmsgPath)
+      want_kmsg = true;
+    else
+      globs.push_back(g);
+  }
+  GlobResult listed = expand_log_globs(globs);
+
+  std::vector<std::string> errors = listed.errors;
+  std::vector<std::string> read_ok;
+  // Each file's window goes to a staging name; the final names depend on how
+  // many files had lines.
+  std::vector<std::filesystem::path> staged;
+  std::vector<std::uint64_t> staged_bytes;
+  for (const auto& path : listed.files) {
+    std::filesystem::path out_path =
+        dir / (".staging-" + source.kind + "-" + std::to_string(staged.size()));
+    std::unique_ptr<std::FILE, FileCloser> out(std::fopen(out_path.c_str(), "we"));
+    if (!out) {
+      errors.push_back(out_path.string() + ": cannot write");
+      continue;
+    }
+    std::FILE* f = out.get();
+    WindowReadStats stats = read_window(path, window, ctx, [f](std::string_view line) {
+      std::fwrite(line.data(), 1, line.size(), f);
+      std::fputc('\n', f);
+    });
+    out.reset();
+    result.bytes_read += stats.bytes_read;
+    if (!stats.error.empty()) errors.push_back(path + ": " + stats.error);
+    if (stats.error.empty() || stats.lines_kept > 0) read_ok.push_back(path);
+    if (stats.lines_kept == 0) {
+      std::filesystem::remove(out_path, ec);
+      continue;
+    }
+    result.coverage.lines += stats.lines_kept;
+    staged.push_back(out_path);
+    staged_bytes.push_back(stats.bytes_kept);
+  }
+  for (std::size_t i = 0; i < staged.size(); ++i) {
+    std::size_t age = staged.size() - 1 - i;  // 0 = newest
+    std::string name = source.kind + (age ? "." + std::to_string(age) : "");
+    std::filesystem::rename(staged[i], dir / name, ec);
+    result.files.push_back({"nodes/" + node + "/" + name, source.kind, staged_bytes[i], true});
+  }
+
+  if (want_kmsg) {
+    KmsgRead kmsg = read_kmsg(window, ctx, dir / "dmesg");
+    if (!kmsg.error.empty()) {
+      errors.push_back(std::string(kKmsgPath) + ": " + kmsg.error);
+    } else {
+      read_ok.push_back(kKmsgPath);
+      if (kmsg.lines > 0) {
+        result.coverage.lines += kmsg.lines;
+        result.files.push_back({"nodes/" + node + "/dmesg", source.kind, kmsg.bytes, true});
+      }
+    }
+  }
+
+  CoverageEntry& c = result.coverage;
+  if (listed.files.empty() && !want_kmsg && errors.empty()) {
+    c.status = "missing";
+    c.detail =
+        source.globs.empty() ? "no path configured" : "no file matches " + join(source.globs, " ");
+  } else if (read_ok.empty()) {
+    c.status = "error";
+    c.detail = join(errors, "; ");
+  } else {
+    c.status = c.lines > 0 ? "ok" : "empty";
+    c.detail = std::to_string(read_ok.size()) + " file(s) read" +
+               (c.lines > 0 ? "" : ", no line in the window");
+    if (!errors.empty()) c.detail += "; " + join(errors, "; ");
+  }
+  return result;
+}
+
+}  // namespace ff::collect

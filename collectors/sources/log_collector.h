@@ -1,0 +1,28 @@
+// Gathers one kind of node log (kernel, syslog, fabricmanager, slurmd) into
+// a bundle: every file its globs name, cut to the window, written as
+// nodes/<node>/<kind>, <kind>.1, ... (older files get larger numbers, as the
+// engine expects of rotated logs), and one coverage entry saying how it went.
+#pragma once
+
+#include <filesystem>
+#include <vector>
+
+#include "bundle/bundle_file.h"
+#include "bundle/coverage.h"
+#include "config/node_config.h"
+#include "extract/timestamp_parser.h"
+#include "window/time_window.h"
+
+namespace ff::collect {
+
+struct LogCollection {
+  CoverageEntry coverage;
+  std::vector<BundleFile> files;
+  std::uint64_t bytes_read = 0;
+};
+
+LogCollection collect_log_kind(const SourceGlobs& source, const std::string& node,
+                               const TimeWindow& window, const TimeContext& ctx,
+                               const std::filesystem::path& bundle_root);
+
+}  // namespace ff::collect

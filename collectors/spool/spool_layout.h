@@ -1,0 +1,23 @@
+// Where things live in the node spool (docs/slurm-path.md §1). The plugin,
+// the Epilog and the collector agree on these names.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+namespace ff::collect {
+
+struct SpoolLayout {
+  std::filesystem::path root;
+
+  std::filesystem::path jobs() const { return root / "jobs"; }
+  std::filesystem::path job(const std::string& job_id) const { return jobs() / job_id; }
+  std::filesystem::path outbox() const { return root / "outbox"; }
+  std::filesystem::path pending() const { return root / "pending"; }
+  std::filesystem::path pending_record(const std::string& job_id) const {
+    return pending() / (job_id + ".json");
+  }
+  std::filesystem::path log() const { return root / "log"; }
+};
+
+}  // namespace ff::collect

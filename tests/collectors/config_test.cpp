@@ -1,0 +1,74 @@
+#include "config/node_config.h"
+
+#include <gtest/gtest.h>
+
+#include "collector_test_support.h"
+
+namespace ff::collect {
+namespace {
+
+using testing::TempDir;
+
+TEST(NodeConfig, MissingFileGivesTheContractDefaults) {
+  NodeConfig c = load_node_config("/nonexistent/node.yaml", "n1");
+  EXPECT_EQ(c.file, "");
+  EXPECT_EQ(c.spool, "/var/spool/firstfault");
+  EXPECT_EQ(c.margin_before_s, 300);
+  EXPECT_EQ(c.margin_after_s, 60);
+  EXPECT_EQ(c.max_bundle_bytes, 67108864u);
+  EXPECT_FALSE(c.collect_on_success);
+  ASSERT_EQ(c.sources.size(), 4u);
+  EXPECT_EQ(c.sources[1].kind, "syslog");
+  EXPECT_EQ(c.sources[1].globs,
+            (std::vector<std::string>{"/var/log/syslog*", "/var/log/messages*"}));
+}
+
+TEST(NodeConfig, ContractExampleWithNodeName) {
+  TempDir dir;
+  testing::write_file(dir / "node.yaml", R"(agent_url: http://head:7421/
+spool: /var/spool/firstfault/%n
+margin_before_s: 120
+margin_after_s: 30
+max_bundle_bytes: 1048576
+retry: {initial_s: 1, max_s: 60, give_up_after_s: 3600}
+collect_on_success: true
+sources:
+  kernel: [/var/log/kern.log*, /dev/kmsg]
+  syslog: /var/log/%n/syslog*
+  slurmd: [/var/log/slurm/slurmd.%n.log*]
+)");
+  NodeConfig c = load_node_config(dir / "node.yaml", "n2");
+  EXPECT_EQ(c.agent_url, "http://head:7421");
+  EXPECT_EQ(c.spool, "/var/spool/firstfault/n2");
+  EXPECT_EQ(c.margin_before_s, 120);
+  EXPECT_EQ(c.max_bundle_bytes, 1048576u);
+  EXPECT_EQ(c.retry.max_s, 60);
+  EXPECT_TRUE(c.collect_on_success);
+  ASSERT_EQ(c.sources.size(), 3u);
+  EXPECT_EQ(c.sources[1].globs, (std::vector<std::string>{"/var/log/n2/syslog*"}));
+  EXPECT_EQ(c.sources[2].globs, (std::vector<std::string>{"/var/log/slurm/slurmd.n2.log*"}));
+}
+
+TEST(NodeConfig, ErrorsNameFileAndLine) {
+  TempDir dir;
+  testing::write_file(dir / "node.yaml", "agent_url: http://h:1\nmargin_before_s: soon\n");
+  try {
+    load_node_config(dir / "node.yaml", "n1");
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("node.yaml:2"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("margin_before_s"), std::string::npos) << e.what();
+  }
+  testing::write_file(dir / "bad.yaml", "agent_url: [unclosed\n");
+  EXPECT_THROW(load_node_config(dir / "bad.yaml", "n1"), ConfigError);
+  testing::write_file(dir / "kind.yaml", "sources:\n  gpu: [/x]\n");
+  try {
+    load_node_config(dir / "kind.yaml", "n1");
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("kind.yaml:2"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace ff::collect
