@@ -2,6 +2,15 @@
 // per engine pass with its root causes, symptoms, evidence and coverage.
 // The schema lives in sql/migrations/; this class is the only code that
 // writes SQL against it.
+//
+// Durability: WAL with synchronous=FULL, so a call that returned has its
+// rows on disk and they survive a crash of the agent or of the machine.
+// Threads: one store object may be shared by any number of threads; it owns
+// one connection and serialises every call on a mutex (calls are short:
+// milliseconds; the HTTP threads do not wait on each other for long).
+// Processes: any number of stores, in any processes, may open one file;
+// writers wait for each other (busy timeout, then a bounded retry of the
+// whole transaction), readers never block a writer.
 #pragma once
 
 #include <cstdint>
@@ -25,11 +34,11 @@ struct JobRecord {
   int attempt = 0;
   std::string cluster;
   std::string user;
-  std::string state;                // Slurm terminal state, "" while unknown
-  std::string exit_code;            // "exit:signal"
-  std::string start_time;           // RFC 3339, "" while unknown
+  std::string state;       // Slurm terminal state, "" while unknown
+  std::string exit_code;   // "exit:signal"
+  std::string start_time;  // RFC 3339, "" while unknown
   std::string end_time;
-  std::vector<std::string> nodes;   // expanded node names
+  std::vector<std::string> nodes;  // expanded node names
 };
 
 // One bundle as received and stored on disk.
@@ -38,10 +47,10 @@ struct BundleRecord {
   std::string job_id;
   int attempt = 0;
   std::string node;
-  std::string pass;                 // "step" or "epilog"
-  std::string path;                 // directory under state_dir
+  std::string pass;  // "step" or "epilog"
+  std::string path;  // directory under state_dir
   std::int64_t bytes = 0;
-  std::int64_t received_at = 0;     // unix seconds (agent bookkeeping, not the engine)
+  std::int64_t received_at = 0;  // unix seconds (agent bookkeeping, not the engine)
 };
 
 // One stored engine pass.
@@ -49,21 +58,32 @@ struct PassRecord {
   std::int64_t id = 0;
   std::string job_id;
   int attempt = 0;
-  int pass_no = 0;                  // 1, 2, ... per job attempt
-  std::string trigger;              // "fastpass", "final", "deadline", "replay"
-  std::int64_t created_at = 0;      // unix seconds
-  std::string verdict;              // diagnosis "verdict" field
+  int pass_no = 0;              // 1, 2, ... per job attempt
+  std::string trigger;          // "fastpass", "final", "deadline", "replay"
+  std::int64_t created_at = 0;  // unix seconds
+  std::string verdict;          // diagnosis "verdict" field
   std::string domain;
   std::string summary;
   std::string root_node;
-  std::string comment_status;       // "written", "refused: ...", "not_needed", ""
-  nlohmann::json diagnosis;         // the full diagnosis JSON
+  std::string comment_status;  // "written", "refused: ...", "not_needed", ""
+  nlohmann::json diagnosis;    // the full diagnosis JSON
+  // Added by the store work (after the fields above, so existing aggregate
+  // initialisations keep compiling):
+  std::string sub_domain;
+  std::string recommended_action;
+  std::string terminal_state;
+  std::string root_device;
+  std::string engine_version;
+  std::string diagnosis_text;  // the diagnosis JSON exactly as stored
 };
 
 struct ListFilter {
-  std::string node;                 // root cause or affected node; "" = any
-  std::int64_t since = 0;           // unix seconds; 0 = any
-  int limit = 50;
+  std::string node;               // root cause or affected node; "" = any
+  std::int64_t since = 0;         // unix seconds; 0 = any
+  int limit = 50;                 // <= 0: no limit
+  bool failures_only = false;     // leave out no_failure passes
+  bool include_diagnosis = true;  // false: diagnosis and diagnosis_text stay empty
+                                  // (a listing needs no evidence lines)
 };
 
 class DiagnosisStore {
@@ -72,8 +92,15 @@ class DiagnosisStore {
   // and applies every pending migration. Throws StoreError.
   static std::unique_ptr<DiagnosisStore> open(const std::string& path);
   // Opens an existing database read-only (the `show` and `history` commands).
+  // Throws StoreError when the file is missing ("no database at PATH"), is
+  // not a firstfault database, or has another schema version than this
+  // binary (older: the agent migrates it on start; newer: upgrade).
   static std::unique_ptr<DiagnosisStore> open_readonly(const std::string& path);
   virtual ~DiagnosisStore() = default;
+
+  // The newest schema version this binary knows; open() migrates to it,
+  // open_readonly() requires it.
+  static int latest_schema_version();
 
   virtual int schema_version() = 0;
 
@@ -90,12 +117,26 @@ class DiagnosisStore {
   // pass with id and pass_no filled in.
   virtual PassRecord add_pass(const std::string& job_id, int attempt, const std::string& trigger,
                               const nlohmann::json& diagnosis, std::int64_t created_at) = 0;
+  // The same with the diagnosis as JSON text, stored byte for byte (the
+  // nlohmann::json above sorts its keys; this keeps the engine's order, so
+  // `firstfault show --format json` prints what `firstfault analyze
+  // --format json` printed). Throws StoreError when the text is not JSON.
+  // (Not pure, so a test double of this interface need not implement it.)
+  virtual PassRecord add_pass_text(const std::string& job_id, int attempt,
+                                   const std::string& trigger, const std::string& diagnosis_json,
+                                   std::int64_t created_at) {
+    auto diagnosis = nlohmann::json::parse(diagnosis_json, nullptr, false);
+    if (diagnosis.is_discarded()) throw StoreError("diagnosis of job " + job_id + " is not JSON");
+    return add_pass(job_id, attempt, trigger, diagnosis, created_at);
+  }
   virtual void set_comment_status(std::int64_t pass_id, const std::string& status) = 0;
 
   // The newest pass of a job (attempt -1: the newest attempt).
   virtual std::optional<PassRecord> latest_pass(const std::string& job_id, int attempt = -1) = 0;
+  // Every pass of every attempt, oldest first (attempt, then pass_no).
   virtual std::vector<PassRecord> passes(const std::string& job_id) = 0;
-  // Newest first; the newest pass per job attempt only.
+  // Newest first (created_at, then id); the newest pass per job attempt
+  // only; filtered by ListFilter (node: a root-cause or affected node).
   virtual std::vector<PassRecord> list(const ListFilter& filter) = 0;
 };
 

@@ -1,0 +1,46 @@
+// A retried upload (same bundle_id) is recognised: add_bundle returns false
+// and the table keeps one row, the first one.
+#include <gtest/gtest.h>
+
+#include "store/diagnosis_store.h"
+#include "store_fixture.h"
+
+using ff::agent::BundleRecord;
+using ff::agent::DiagnosisStore;
+using fftest::TempDir;
+
+namespace {
+BundleRecord bundle(const std::string& id, const std::string& node, std::int64_t bytes) {
+  BundleRecord b;
+  b.bundle_id = id;
+  b.job_id = "12";
+  b.attempt = 0;
+  b.node = node;
+  b.pass = "epilog";
+  b.path = "jobs/12/0/bundles/" + id;
+  b.bytes = bytes;
+  b.received_at = 1000;
+  return b;
+}
+}  // namespace
+
+TEST(BundleDedup, DuplicateIdReturnsFalseAndKeepsOneRow) {
+  TempDir tmp;
+  auto store = DiagnosisStore::open(tmp.db());
+  EXPECT_TRUE(store->add_bundle(bundle("n1-12-epilog-1", "n1", 100)));
+  EXPECT_FALSE(store->add_bundle(bundle("n1-12-epilog-1", "n1", 999)));
+  EXPECT_TRUE(store->add_bundle(bundle("n2-12-epilog-2", "n2", 200)));
+  auto stored = store->bundles("12", 0);
+  ASSERT_EQ(stored.size(), 2u);
+  EXPECT_EQ(stored[0].bundle_id, "n1-12-epilog-1");
+  EXPECT_EQ(stored[0].bytes, 100) << "the first upload's row is kept";
+  EXPECT_EQ(stored[1].path, "jobs/12/0/bundles/n2-12-epilog-2");
+  EXPECT_EQ(fftest::RawDb(tmp.db()).count("SELECT count(*) FROM bundles"), 2);
+  EXPECT_TRUE(store->bundles("12", 1).empty());
+}
+
+TEST(BundleDedup, DuplicateIsRecognisedAcrossReopen) {
+  TempDir tmp;
+  EXPECT_TRUE(DiagnosisStore::open(tmp.db())->add_bundle(bundle("b", "n1", 1)));
+  EXPECT_FALSE(DiagnosisStore::open(tmp.db())->add_bundle(bundle("b", "n1", 1)));
+}
