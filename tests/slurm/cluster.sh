@@ -1,0 +1,490 @@
+#!/usr/bin/env bash
+# A real three-node Slurm cluster on this one host, for the end-to-end tests
+# of the Slurm path (docs/slurm-path.md). Debian's slurmd is built with
+# --enable-multiple-slurmd, so n1..n3 are three slurmd processes on 127.0.0.1
+# with their own ports, spools and logs (shared/notes/slurm.md section 4).
+#
+#   cluster.sh start | stop [--all] | status
+#   cluster.sh munge                  start munged only
+#   cluster.sh deploy BUILD_DIR       install built parts under <root>/install
+#   cluster.sh agent-start | agent-stop
+#   cluster.sh inject NODE KIND LINE  append LINE, stamped now, to a node's log
+#   cluster.sh reset-logs             empty every simulated node log
+#
+# Everything lives under FF_CLUSTER_ROOT (default /var/tmp/ffcluster). Must run
+# as root: slurmd runs jobs as their user and the Epilog as root.
+set -euo pipefail
+
+ROOT=${FF_CLUSTER_ROOT:-/var/tmp/ffcluster}
+NODES=(n1 n2 n3)
+CTLD_PORT=${FF_SLURMCTLD_PORT:-6817}
+SLURMD_PORT_BASE=${FF_SLURMD_PORT_BASE:-17001}
+AGENT_PORT=${FF_AGENT_PORT:-7421}
+AGENT_URL=http://127.0.0.1:${AGENT_PORT}
+CONF=$ROOT/etc/slurm.conf
+SYSTEM_CONF=/etc/slurm/slurm.conf
+MARKER="# written by firstfault tests/slurm/cluster.sh"
+export SLURM_CONF=$CONF
+
+log() { printf 'cluster: %s\n' "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+# --- small process helpers -------------------------------------------------
+
+pid_alive() {  # pid file -> 0 when its process runs
+  local f=$1 pid
+  [[ -s $f ]] || return 1
+  pid=$(<"$f")
+  [[ $pid =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null
+}
+
+# Waits at most $1 seconds for the command to succeed.
+wait_for() {
+  local limit=$1; shift
+  local deadline=$((SECONDS + limit))
+  until "$@"; do
+    ((SECONDS < deadline)) || return 1
+    sleep 0.2
+  done
+}
+
+# Sends TERM, waits at most $2 s, then KILL: a hung daemon must not hang tests.
+kill_pidfile() {
+  local f=$1 limit=${2:-10} pid
+  pid_alive "$f" || { rm -f "$f"; return 0; }
+  pid=$(<"$f")
+  kill -TERM "$pid" 2>/dev/null || true
+  if ! wait_for "$limit" bash -c "! kill -0 $pid 2>/dev/null"; then
+    log "pid $pid ($f) ignored TERM for ${limit}s, killing"
+    kill -KILL "$pid" 2>/dev/null || true
+    wait_for 5 bash -c "! kill -0 $pid 2>/dev/null" || true
+  fi
+  rm -f "$f"
+}
+
+# Daemons started from a test harness must not keep its extra descriptors
+# open: bats waits for its fd 3 to close before it ends a test, and ctest for
+# the output pipe. Call in the subshell that then execs the daemon.
+close_extra_fds() {
+  local fd
+  for fd in "/proc/$BASHPID/fd"/*; do
+    fd=${fd##*/}
+    if ((fd > 2)); then eval "exec $fd>&-" 2>/dev/null || true; fi
+  done
+  return 0
+}
+
+# --- munge -----------------------------------------------------------------
+
+munge_works() { munge -n 2>/dev/null | unmunge >/dev/null 2>&1; }
+
+start_munge() {
+  munge_works && return 0
+  if [[ ! -s /etc/munge/munge.key ]]; then
+    log "creating /etc/munge/munge.key"
+    mkdir -p /etc/munge
+    if command -v mungekey >/dev/null; then
+      mungekey --create --keyfile=/etc/munge/munge.key
+    else
+      dd if=/dev/urandom of=/etc/munge/munge.key bs=1 count=1024 status=none
+    fi
+    chown munge: /etc/munge/munge.key
+    chmod 0400 /etc/munge/munge.key
+  fi
+  mkdir -p /run/munge /var/log/munge /var/lib/munge
+  chown munge: /run/munge /var/log/munge /var/lib/munge
+  # A stale socket or pid file from a killed munged makes the new one refuse.
+  if ! pid_alive /run/munge/munged.pid; then
+    rm -f /run/munge/munged.pid /run/munge/munge.socket.2 /run/munge/munge.socket.2.lock
+  fi
+  (close_extra_fds; exec runuser -u munge -- /usr/sbin/munged)
+  wait_for 10 munge_works || die "munged does not answer (see /var/log/munge/munged.log)"
+  log "munged running"
+}
+
+# --- configuration ---------------------------------------------------------
+
+# NodeName line fields from `slurmd -C`, with RealMemory capped so that each
+# simulated node never claims more than the host has (else it goes INVALID).
+node_hardware() {
+  local line cpus boards sockets cores threads mem
+  line=$(slurmd -C | head -1)
+  field() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<<"$line"; }
+  cpus=$(field CPUs); boards=$(field Boards); sockets=$(field SocketsPerBoard)
+  cores=$(field CoresPerSocket); threads=$(field ThreadsPerCore); mem=$(field RealMemory)
+  [[ -n $cpus && -n $mem ]] || die "cannot read slurmd -C: $line"
+  ((mem > 2000)) && mem=2000
+  ((mem = mem * 9 / 10))
+  printf 'CPUs=%s Boards=%s SocketsPerBoard=%s CoresPerSocket=%s ThreadsPerCore=%s RealMemory=%s' \
+    "$cpus" "${boards:-1}" "${sockets:-1}" "${cores:-$cpus}" "${threads:-1}" "$mem"
+}
+
+write_slurm_conf() {
+  local last_port=$((SLURMD_PORT_BASE + ${#NODES[@]} - 1))
+  mkdir -p "$ROOT/etc"
+  cat >"$CONF.tmp" <<EOF
+$MARKER (root $ROOT)
+ClusterName=ffcluster
+SlurmctldHost=localhost
+SlurmctldPort=$CTLD_PORT
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CredType=cred/munge
+StateSaveLocation=$ROOT/state
+SlurmdSpoolDir=$ROOT/slurmd-spool/%n
+SlurmctldPidFile=$ROOT/run/slurmctld.pid
+SlurmdPidFile=$ROOT/run/slurmd-%n.pid
+SlurmctldLogFile=$ROOT/log/slurmctld.log
+SlurmdLogFile=$ROOT/log/slurmd-%n.log
+# debug: slurmd logs when each Epilog starts and completes (the tests time it).
+SlurmdDebug=debug
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+MpiDefault=none
+ReturnToService=2
+SchedulerType=sched/backfill
+JobCompType=jobcomp/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+MailProg=/bin/true
+PlugStackConfig=$ROOT/plugstack.conf
+Epilog=$ROOT/epilog.sh
+PrologEpilogTimeout=60
+MinJobAge=600
+# A timed-out job is killed 2 s after SIGTERM, so the time-limit test is short.
+KillWait=2
+OverTimeLimit=0
+InactiveLimit=0
+NodeName=n[1-${#NODES[@]}] NodeHostname=localhost NodeAddr=127.0.0.1 Port=[$SLURMD_PORT_BASE-$last_port] $(node_hardware) State=UNKNOWN
+PartitionName=debug Nodes=n[1-${#NODES[@]}] Default=YES MaxTime=INFINITE State=UP
+# Jobs here may run one minute at most (the time-limit test shortens it further).
+PartitionName=short Nodes=n[1-${#NODES[@]}] MaxTime=1 DefaultTime=1 State=UP
+EOF
+  mv "$CONF.tmp" "$CONF"
+  link_system_conf
+}
+
+# Processes that do not inherit SLURM_CONF (a shell of the owner, ctest, the
+# agent started by hand) read /etc/slurm/slurm.conf: put ours there, unless
+# that file belongs to someone else.
+link_system_conf() {
+  if [[ -e $SYSTEM_CONF ]] && ! grep -qF "$MARKER" "$SYSTEM_CONF"; then
+    log "warning: $SYSTEM_CONF is not ours; only processes with SLURM_CONF=$CONF see this cluster"
+    return 0
+  fi
+  mkdir -p "$(dirname "$SYSTEM_CONF")"
+  cp "$CONF" "$SYSTEM_CONF.ff.tmp"
+  mv "$SYSTEM_CONF.ff.tmp" "$SYSTEM_CONF"
+}
+
+# slurmstepd re-reads plugstack.conf at every job launch, so deploy can add
+# the plugin to a running cluster. Without the .so the cluster runs plain.
+write_plugstack() {
+  local so=$ROOT/install/lib/spank_firstfault.so
+  {
+    echo "$MARKER"
+    if [[ -f $so ]]; then
+      echo "optional $so spool=$ROOT/spool/%n agent=$AGENT_URL collect=$ROOT/install/bin/firstfault-collect config=$ROOT/node.yaml"
+    fi
+  } >"$ROOT/plugstack.conf.tmp"
+  mv "$ROOT/plugstack.conf.tmp" "$ROOT/plugstack.conf"
+}
+
+# The Epilog must exist and exit 0 even before anything is deployed: a failing
+# Epilog drains the node.
+write_epilog() {
+  cat >"$ROOT/epilog.sh.tmp" <<EOF
+#!/bin/sh
+$MARKER
+if [ -x $ROOT/install/bin/firstfault-epilog ]; then
+  exec $ROOT/install/bin/firstfault-epilog --config $ROOT/node.yaml
+fi
+exit 0
+EOF
+  chmod 0755 "$ROOT/epilog.sh.tmp"
+  mv "$ROOT/epilog.sh.tmp" "$ROOT/epilog.sh"
+}
+
+node_log_files() { echo kern.log syslog fabricmanager.log; }
+
+create_node_logs() {
+  local n f
+  for n in "${NODES[@]}"; do
+    mkdir -p "$ROOT/nodes/$n" "$ROOT/spool/$n"
+    for f in $(node_log_files); do : >"$ROOT/nodes/$n/$f"; done
+  done
+}
+
+# --- slurm daemons ---------------------------------------------------------
+
+ctld_running() { pid_alive "$ROOT/run/slurmctld.pid"; }
+slurmd_running() { pid_alive "$ROOT/run/slurmd-$1.pid"; }
+
+# Something accepts connections on 127.0.0.1:PORT (bash's /dev/tcp: no
+# dependency on iproute2 or netcat).
+port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+start_ctld() {
+  ctld_running && return 0
+  port_busy "$CTLD_PORT" && die "port $CTLD_PORT is taken by another slurmctld (set FF_SLURMCTLD_PORT)"
+  # State is kept across restarts so job ids keep growing: the agent's
+  # database is keyed by job id and must never see an id twice.
+  if [[ ! -d $ROOT/state ]]; then
+    mkdir -p "$ROOT/state"
+    rm -rf "$ROOT/agent"
+  fi
+  (close_extra_fds; exec slurmctld -i)
+  wait_for 20 scontrol ping >/dev/null 2>&1 || die "slurmctld does not answer: $(tail -5 "$ROOT/log/slurmctld.log")"
+  log "slurmctld running"
+}
+
+start_slurmd() {
+  local n=$1
+  slurmd_running "$n" && return 0
+  mkdir -p "$ROOT/slurmd-spool/$n"
+  (close_extra_fds; exec slurmd -N "$n")
+  wait_for 10 slurmd_running "$n" || die "slurmd $n did not start: $(tail -5 "$ROOT/log/slurmd-$n.log")"
+}
+
+all_idle() {
+  local states
+  states=$(sinfo -h -N -p debug -o '%N %t' 2>/dev/null) || return 1
+  [[ $(grep -c ' idle$' <<<"$states") -eq ${#NODES[@]} ]]
+}
+
+# Nodes drained by an earlier failing Epilog or down after a restart take no
+# jobs; the tests need all three.
+resume_nodes() {
+  local n state
+  while read -r n state; do
+    case $state in
+      drain* | drng | down* | fail*) scontrol update NodeName="$n" State=RESUME 2>/dev/null || true ;;
+    esac
+  done < <(sinfo -h -N -p debug -o '%N %t' 2>/dev/null || true)
+}
+
+wait_nodes_idle() {
+  local deadline=$((SECONDS + 60))
+  until all_idle; do
+    resume_nodes
+    ((SECONDS < deadline)) || die "nodes not idle after 60 s: $(sinfo -h -N -o '%N %t %E' 2>&1 | tr '\n' ';')"
+    sleep 0.5
+  done
+}
+
+cmd_start() {
+  [[ $EUID -eq 0 ]] || die "must run as root"
+  start_munge
+  mkdir -p "$ROOT"/{run,log,etc,install/bin,install/lib}
+  local fresh=1
+  ctld_running && fresh=0
+  write_slurm_conf
+  write_plugstack
+  write_epilog
+  # Node logs start empty with a fresh cluster; a running one keeps them.
+  ((fresh)) && create_node_logs
+  start_ctld
+  local n
+  for n in "${NODES[@]}"; do start_slurmd "$n"; done
+  wait_nodes_idle
+  log "cluster up: $(sinfo -h -N -p debug -o '%N %t' | tr '\n' ' ')"
+}
+
+cancel_all_jobs() {
+  local ids
+  ids=$(squeue -h -o %i 2>/dev/null || true)
+  [[ -z $ids ]] && return 0
+  # shellcheck disable=SC2086
+  scancel $ids 2>/dev/null || true
+  # shellcheck disable=SC2016  # expanded by the inner bash, at each try
+  wait_for 20 bash -c '[[ -z $(squeue -h -o %i 2>/dev/null) ]]' || log "jobs still listed after scancel"
+}
+
+cmd_stop() {
+  local all=0
+  [[ ${1:-} == --all ]] && all=1
+  cmd_agent_stop
+  if ctld_running; then
+    cancel_all_jobs
+    scontrol shutdown >/dev/null 2>&1 || true
+  fi
+  local n
+  for n in "${NODES[@]}"; do kill_pidfile "$ROOT/run/slurmd-$n.pid" 15; done
+  kill_pidfile "$ROOT/run/slurmctld.pid" 15
+  if ((all)); then
+    kill_pidfile /run/munge/munged.pid 10
+  fi
+  log "cluster stopped"
+}
+
+cmd_status() {
+  local n rc=0
+  if munge_works; then echo "munge: running"; else echo "munge: stopped"; rc=1; fi
+  if ctld_running; then echo "slurmctld: running"; else echo "slurmctld: stopped"; rc=1; fi
+  for n in "${NODES[@]}"; do
+    if slurmd_running "$n"; then echo "slurmd $n: running"; else echo "slurmd $n: stopped"; rc=1; fi
+  done
+  if agent_running; then echo "agent: running ($AGENT_URL)"; else echo "agent: stopped"; fi
+  ctld_running && sinfo -N -p debug -o '%N %t %E' 2>/dev/null | sed 's/^/  /'
+  return $rc
+}
+
+# --- deploy ----------------------------------------------------------------
+
+# cp + rename: a slurmstepd loading the plugin or an Epilog exec'ing the
+# binary sees the old or the new file, never half of one.
+install_atomic() {
+  local src=$1 dst=$2
+  [[ -f $src ]] || { log "not built, skipped: $src"; return 0; }
+  cp "$src" "$dst.tmp.$$"
+  chmod 0755 "$dst.tmp.$$"
+  mv -f "$dst.tmp.$$" "$dst"
+  log "installed $dst"
+}
+
+write_node_yaml() {
+  cat >"$ROOT/node.yaml.tmp" <<EOF
+$MARKER
+agent_url: $AGENT_URL
+spool: $ROOT/spool/%n
+# The tests run jobs back to back: a short margin keeps one job's injected
+# lines out of the next job's window.
+margin_before_s: 20
+margin_after_s: 10
+max_bundle_bytes: 67108864
+# Short retries: the agent-down test waits for the outbox to drain.
+retry: {initial_s: 1, max_s: 2, give_up_after_s: 600}
+collect_on_success: false
+sources:
+  kernel: [$ROOT/nodes/%n/kern.log*]
+  syslog: [$ROOT/nodes/%n/syslog*]
+  fabricmanager: [$ROOT/nodes/%n/fabricmanager.log*]
+  slurmd: [$ROOT/log/slurmd-%n.log*]
+EOF
+  mv "$ROOT/node.yaml.tmp" "$ROOT/node.yaml"
+}
+
+write_agent_yaml() {
+  cat >"$ROOT/agent.yaml.tmp" <<EOF
+$MARKER
+listen: 127.0.0.1:$AGENT_PORT
+state_dir: $ROOT/agent
+database: $ROOT/agent/firstfault.db
+allowed_uids: []
+fastpass_wait_s: 8
+final_pass_deadline_s: 20
+max_request_bytes: 268435456
+scontrol: $(command -v scontrol || echo /usr/bin/scontrol)
+sacctmgr: auto
+EOF
+  mv "$ROOT/agent.yaml.tmp" "$ROOT/agent.yaml"
+}
+
+cmd_deploy() {
+  local build=${1:-}
+  [[ -n $build && -d $build ]] || die "usage: deploy BUILD_DIR"
+  mkdir -p "$ROOT"/{install/bin,install/lib,agent}
+  install_atomic "$build/spank/spank_firstfault.so" "$ROOT/install/lib/spank_firstfault.so"
+  install_atomic "$build/epilog/firstfault-epilog" "$ROOT/install/bin/firstfault-epilog"
+  install_atomic "$build/collectors/firstfault-collect" "$ROOT/install/bin/firstfault-collect"
+  install_atomic "$build/agent/firstfault" "$ROOT/install/bin/firstfault"
+  write_node_yaml
+  write_agent_yaml
+  write_plugstack
+  write_epilog
+  local n
+  for n in "${NODES[@]}"; do mkdir -p "$ROOT/spool/$n" "$ROOT/nodes/$n"; done
+}
+
+# --- agent -----------------------------------------------------------------
+
+agent_running() { pid_alive "$ROOT/run/agent.pid"; }
+agent_healthy() { curl -sf -m 2 "$AGENT_URL/api/v1/health" >/dev/null 2>&1; }
+
+cmd_agent_start() {
+  local bin=$ROOT/install/bin/firstfault
+  [[ -x $bin ]] || die "agent not deployed: $bin"
+  [[ -f $ROOT/agent.yaml ]] || die "agent.yaml missing: run deploy first"
+  mkdir -p "$ROOT/run" "$ROOT/log" "$ROOT/agent"
+  if ! agent_running; then
+    port_busy "$AGENT_PORT" && die "port $AGENT_PORT is taken by another process (set FF_AGENT_PORT)"
+    # setsid: the agent must not die with the shell (bats, ctest) that started it.
+    (close_extra_fds; exec setsid "$bin" agent --config "$ROOT/agent.yaml") \
+      </dev/null >>"$ROOT/log/agent.log" 2>&1 &
+    echo $! >"$ROOT/run/agent.pid"
+  fi
+  if ! wait_for 15 agent_healthy; then
+    agent_running || die "agent exited: $(tail -20 "$ROOT/log/agent.log")"
+    die "agent not healthy after 15 s: $(tail -20 "$ROOT/log/agent.log")"
+  fi
+  log "agent healthy at $AGENT_URL (pid $(<"$ROOT/run/agent.pid"))"
+}
+
+cmd_agent_stop() {
+  agent_running || { rm -f "$ROOT/run/agent.pid"; return 0; }
+  kill_pidfile "$ROOT/run/agent.pid" 15
+  log "agent stopped"
+}
+
+# --- log injection ---------------------------------------------------------
+
+# Appends one line, stamped with the current time in the file's own format,
+# so the collector's window and the engine's clock see it as it happens.
+#   kernel:        RFC 3164 + dmesg seconds: "Nov 30 05:01:02 n2 kernel: [12345.678901] LINE"
+#   syslog:        RFC 3164: "Nov 30 05:01:02 n2 LINE" (LINE starts with its tag, "prog[pid]: ")
+#   fabricmanager: "[Nov 30 2026 05:01:02] LINE" (LINE starts with "[ERROR] [tid N] ")
+cmd_inject() {
+  local node=${1:-} kind=${2:-} line=${3:-} dir file stamp up
+  [[ -n $node && -n $kind && -n $line ]] || die "usage: inject NODE KIND LINE"
+  dir=$ROOT/nodes/$node
+  [[ -d $dir ]] || die "no such node: $node"
+  case $kind in
+    kernel)
+      up=$(cut -d' ' -f1 /proc/uptime)
+      stamp="$(date '+%b %e %H:%M:%S') $node kernel: [$(printf '%12.6f' "$up")]"
+      file=kern.log ;;
+    syslog)
+      stamp="$(date '+%b %e %H:%M:%S') $node"
+      file=syslog ;;
+    fabricmanager)
+      stamp="[$(date '+%b %d %Y %H:%M:%S')]"
+      file=fabricmanager.log ;;
+    *) die "unknown kind '$kind' (kernel, syslog, fabricmanager)" ;;
+  esac
+  printf '%s %s\n' "$stamp" "$line" >>"$dir/$file"
+}
+
+cmd_reset_logs() {
+  local n f
+  for n in "${NODES[@]}"; do
+    [[ -d $ROOT/nodes/$n ]] || continue
+    for f in $(node_log_files); do : >"$ROOT/nodes/$n/$f"; done
+  done
+}
+
+usage() {
+  sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' >&2
+  exit 64
+}
+
+main() {
+  local cmd=${1:-}
+  shift || true
+  case $cmd in
+    start) cmd_start ;;
+    stop) cmd_stop "$@" ;;
+    status) cmd_status ;;
+    munge) [[ $EUID -eq 0 ]] || die "must run as root"; start_munge ;;
+    deploy) cmd_deploy "$@" ;;
+    agent-start) cmd_agent_start ;;
+    agent-stop) cmd_agent_stop ;;
+    inject) cmd_inject "$@" ;;
+    reset-logs) cmd_reset_logs ;;
+    *) usage ;;
+  esac
+}
+
+main "$@"

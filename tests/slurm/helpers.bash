@@ -1,0 +1,157 @@
+# Shared by the end-to-end bats files: jobs on the real three-node cluster of
+# cluster.sh, and what the Slurm path left behind (Comment, SQLite, logs).
+# Every wait has a bound; a test fails with what it saw, never hangs.
+# shellcheck disable=SC2034  # globals set here are read by the .bats files
+
+FF_ROOT=${FF_CLUSTER_ROOT:-/var/tmp/ffcluster}
+CLUSTER=$BATS_TEST_DIRNAME/cluster.sh
+RANK_SH=$BATS_TEST_DIRNAME/jobs/rank.sh
+DB=$FF_ROOT/agent/firstfault.db
+AGENT_URL=http://127.0.0.1:${FF_AGENT_PORT:-7421}
+export SLURM_CONF=$FF_ROOT/etc/slurm.conf
+
+# Bounds (seconds).
+JOB_START_LIMIT=60
+JOB_END_LIMIT=120
+DIAGNOSIS_LIMIT=90
+
+# Skips only when not root; anything else missing is a failure.
+require_root() {
+  [[ $EUID -eq 0 ]] || skip "the Slurm end-to-end tests need root"
+}
+
+# Runs before the tests of a file: the cluster is up (idempotent; ctest's
+# fixture has already started it), every part is deployed, the agent answers.
+cluster_setup_file() {
+  [[ $EUID -eq 0 ]] || return 0
+  "$CLUSTER" start
+  local part
+  for part in lib/spank_firstfault.so bin/firstfault-epilog bin/firstfault-collect bin/firstfault; do
+    [[ -f $FF_ROOT/install/$part ]] || {
+      echo "not deployed: $FF_ROOT/install/$part (build, then: cluster.sh deploy BUILD_DIR)" >&2
+      return 1
+    }
+  done
+  "$CLUSTER" agent-start
+}
+
+# Per test: its own job directory, simulated node logs emptied so no earlier
+# test's injected lines fall into this job's window.
+e2e_setup() {
+  require_root
+  "$CLUSTER" reset-logs
+  WORK=$(mktemp -d /var/tmp/ff-e2e.XXXXXX)
+  chmod 0755 "$WORK"
+}
+
+e2e_teardown() {
+  [[ $EUID -eq 0 ]] || return 0
+  # A failed test must not leave its job holding the nodes for the next one.
+  [[ -n ${JOB:-} ]] && scancel "$JOB" 2>/dev/null
+  if [[ -n ${WORK:-} && -d $WORK ]]; then
+    if [[ -n ${BATS_TEST_COMPLETED:-} ]]; then rm -rf "$WORK"; else echo "# job dir kept: $WORK" >&3; fi
+  fi
+  return 0
+}
+
+# submit SCENARIO [sbatch options...]: a 3-node job, one rank per node.
+submit() {
+  local scenario=$1; shift
+  JOB=$(sbatch --parsable -N3 --ntasks-per-node=1 --chdir "$WORK" \
+    --job-name "ff-e2e-$scenario" "$@" --wrap "srun $RANK_SH $scenario") || return 1
+  JOB=${JOB%%;*}
+  echo "# job $JOB ($scenario) in $WORK" >&3
+}
+
+job_state() { squeue -h -t all -j "$1" -o '%T' 2>/dev/null; }
+job_comment() { squeue -h -t all -j "$1" -o '%k' 2>/dev/null; }
+
+wait_until() {  # wait_until LIMIT_S DESCRIPTION CMD...
+  local limit=$1 what=$2; shift 2
+  local deadline=$((SECONDS + limit))
+  until "$@"; do
+    if ((SECONDS >= deadline)); then
+      echo "timed out after ${limit}s waiting for: $what" >&2
+      return 1
+    fi
+    sleep 0.5
+  done
+}
+
+ranks_ready() { (($(compgen -G "$WORK/ready-*" | wc -l) >= 3)); }
+job_finished() {
+  local s
+  s=$(job_state "$1")
+  [[ -n $s && $s != PENDING && $s != RUNNING && $s != CONFIGURING && $s != COMPLETING ]]
+}
+
+wait_ranks_ready() {
+  wait_until "$JOB_START_LIMIT" "job $JOB: all ranks in their collective" ranks_ready || {
+    show_job_debug
+    return 1
+  }
+}
+
+wait_job_finished() {
+  wait_until "$JOB_END_LIMIT" "job $1 to end" job_finished "$1" || {
+    show_job_debug
+    return 1
+  }
+}
+
+# Every node ran its Epilog for the job (slurmd logs it at debug level).
+epilogs_done() {
+  local n
+  for n in n1 n2 n3; do
+    grep -q "completed epilog for jobid $1\$" "$FF_ROOT/log/slurmd-$n.log" || return 1
+  done
+}
+
+wait_epilogs_done() {
+  wait_until 60 "the Epilog of job $1 on n1..n3" epilogs_done "$1"
+}
+
+# sqlite3 against the agent's database; read-only so a test never writes it.
+db() { sqlite3 -readonly -batch -noheader "$DB" "$@"; }
+
+# The latest stored pass of a job: "verdict|domain|sub_domain|root_node|trigger".
+latest_pass() {
+  db -separator '|' "SELECT verdict, COALESCE(domain,''), COALESCE(sub_domain,''),
+                            COALESCE(root_node,''), trigger
+                     FROM diagnoses WHERE job_id = '$1' ORDER BY id DESC LIMIT 1" 2>/dev/null
+}
+
+# Sets verdict, domain, sub_domain, root, trigger from latest_pass output.
+read_pass() {
+  IFS='|' read -r verdict domain sub_domain root trigger <<<"$1"
+  echo "verdict=$verdict domain=$domain sub_domain=$sub_domain root=$root trigger=$trigger"
+}
+
+# The final (or deadline) pass of a job exists: every node's Epilog bundle
+# arrived, or the agent stopped waiting.
+has_final_pass() {
+  [[ -n $(db "SELECT 1 FROM diagnoses WHERE job_id = '$1' AND trigger IN ('final','deadline') LIMIT 1" 2>/dev/null) ]]
+}
+
+wait_final_pass() {
+  wait_until "$DIAGNOSIS_LIMIT" "the final diagnosis of job $1 in $DB" has_final_pass "$1" || {
+    show_job_debug
+    return 1
+  }
+}
+
+node_of_rank() { cat "$WORK/rank-$1.node"; }
+
+show_job_debug() {
+  {
+    echo "--- job $JOB: $(job_state "$JOB") comment='$(job_comment "$JOB")'"
+    echo "--- passes:"
+    db "SELECT pass_no, trigger, verdict, domain, sub_domain, root_node, comment_status, summary
+        FROM diagnoses WHERE job_id = '$JOB' ORDER BY id" 2>&1 | cut -c1-300
+    echo "--- bundles:"; db "SELECT bundle_id FROM bundles WHERE job_id = '$JOB'" 2>&1
+    echo "--- output:"; tail -30 "$WORK"/slurm-*.out 2>/dev/null
+    echo "--- agent log:"; tail -20 "$FF_ROOT/log/agent.log" 2>/dev/null
+    echo "--- node spools:"; find "$FF_ROOT/spool" -path "*$JOB*" 2>/dev/null | head -20
+    find "$FF_ROOT/spool" -mindepth 3 -maxdepth 3 -path '*/outbox/*' 2>/dev/null | head
+  } >&2
+}
