@@ -2,6 +2,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <string>
 
 namespace ff::cli {
 
@@ -11,8 +12,16 @@ constexpr int kExitInternal = 1;       // a bug: an exception escaped
 constexpr int kExitUnusableInput = 2;  // the incident could not be analysed at all
 constexpr int kExitBadRules = 3;       // rule files have errors
 constexpr int kExitUsage = 64;         // bad command line
+constexpr int kExitNotFound = 2;       // show/history: no such job, no database
+
+// The agent's database for `show` and `history`: --db when given, else
+// $FIRSTFAULT_DB, else /var/lib/firstfault/firstfault.db.
+std::string database_path(const std::string& db_option);
 
 void add_analyze_command(CLI::App& app, int& exit_code);
 void add_rules_command(CLI::App& app, int& exit_code);
+void add_show_command(CLI::App& app, int& exit_code);
+void add_history_command(CLI::App& app, int& exit_code);
+void add_agent_command(CLI::App& app, int& exit_code);
 
 }  // namespace ff::cli

@@ -12,6 +12,9 @@ int main(int argc, char** argv) {
   int exit_code = ff::cli::kExitDiagnosed;
   ff::cli::add_analyze_command(app, exit_code);
   ff::cli::add_rules_command(app, exit_code);
+  ff::cli::add_show_command(app, exit_code);
+  ff::cli::add_history_command(app, exit_code);
+  ff::cli::add_agent_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,125 @@
+#include "server/agent_config.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace ff::agent {
+
+namespace {
+
+[[noreturn]] void fail(const std::string& name, const YAML::Mark& mark, const std::string& what) {
+  std::string where = mark.is_null() ? name : name + ":" + std::to_string(mark.line + 1);
+  throw ConfigError(where + ": " + what);
+}
+
+template <typename T>
+T scalar(const std::string& name, const std::string& key, const YAML::Node& node) {
+  if (!node.IsScalar()) fail(name, node.Mark(), "'" + key + "' must be a single value");
+  try {
+    return node.as<T>();
+  } catch (const YAML::Exception&) {
+    fail(name, node.Mark(), "'" + key + "' has the wrong type: '" + node.Scalar() + "'");
+  }
+}
+
+int positive(const std::string& name, const std::string& key, const YAML::Node& node, int min) {
+  int v = scalar<int>(name, key, node);
+  if (v < min) fail(name, node.Mark(), "'" + key + "' must be at least " + std::to_string(min));
+  return v;
+}
+
+void parse_listen(const std::string& name, const YAML::Node& node, AgentConfig& c) {
+  std::string listen = scalar<std::string>(name, "listen", node);
+  auto colon = listen.rfind(':');
+  if (colon == std::string::npos || colon == 0)
+    fail(name, node.Mark(), "'listen' must be host:port, got '" + listen + "'");
+  c.listen_host = listen.substr(0, colon);
+  if (c.listen_host.size() > 2 && c.listen_host.front() == '[' && c.listen_host.back() == ']')
+    c.listen_host = c.listen_host.substr(1, c.listen_host.size() - 2);
+  try {
+    std::size_t used = 0;
+    c.listen_port = std::stoi(listen.substr(colon + 1), &used);
+    if (used != listen.size() - colon - 1) throw std::invalid_argument("trailing");
+  } catch (const std::exception&) {
+    fail(name, node.Mark(), "'listen' port is not a number: '" + listen + "'");
+  }
+  if (c.listen_port < 0 || c.listen_port > 65535)
+    fail(name, node.Mark(), "'listen' port out of range");
+}
+
+std::vector<std::string> string_list(const std::string& name, const std::string& key,
+                                     const YAML::Node& node) {
+  std::vector<std::string> out;
+  if (node.IsNull()) return out;
+  if (node.IsScalar()) return {node.Scalar()};
+  if (!node.IsSequence()) fail(name, node.Mark(), "'" + key + "' must be a list");
+  for (const auto& item : node) out.push_back(scalar<std::string>(name, key, item));
+  return out;
+}
+
+}  // namespace
+
+AgentConfig parse_agent_config(const std::string& text, const std::string& name) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    fail(name, e.mark, e.msg);
+  }
+  AgentConfig c;
+  if (root.IsNull()) return c;
+  if (!root.IsMap()) fail(name, root.Mark(), "the configuration must be a mapping");
+  bool database_set = false;
+  for (const auto& entry : root) {
+    std::string key = entry.first.as<std::string>();
+    const YAML::Node& v = entry.second;
+    if (key == "listen") {
+      parse_listen(name, v, c);
+    } else if (key == "state_dir") {
+      c.state_dir = scalar<std::string>(name, key, v);
+      if (c.state_dir.empty() || c.state_dir[0] != '/')
+        fail(name, v.Mark(), "'state_dir' must be an absolute path");
+    } else if (key == "database") {
+      c.database = scalar<std::string>(name, key, v);
+      database_set = true;
+    } else if (key == "allowed_uids") {
+      if (!v.IsNull() && !v.IsSequence()) fail(name, v.Mark(), "'allowed_uids' must be a list");
+      for (const auto& uid : v) c.allowed_uids.push_back(positive(name, key, uid, 0));
+    } else if (key == "slurm_user") {
+      c.slurm_user = v.IsNull() ? "" : scalar<std::string>(name, key, v);
+    } else if (key == "fastpass_wait_s") {
+      c.fastpass_wait_s = positive(name, key, v, 0);
+    } else if (key == "final_pass_deadline_s") {
+      c.final_pass_deadline_s = positive(name, key, v, 0);
+    } else if (key == "max_request_bytes") {
+      c.max_request_bytes = static_cast<std::size_t>(scalar<long long>(name, key, v));
+      if (scalar<long long>(name, key, v) < 1024)
+        fail(name, v.Mark(), "'max_request_bytes' must be at least 1024");
+    } else if (key == "scontrol") {
+      c.slurm.scontrol = scalar<std::string>(name, key, v);
+    } else if (key == "sacctmgr") {
+      c.slurm.sacctmgr = v.IsNull() ? "" : scalar<std::string>(name, key, v);
+    } else if (key == "slurm_timeout_s") {
+      c.slurm.timeout_s = positive(name, key, v, 1);
+    } else if (key == "rules") {
+      c.rules = string_list(name, key, v);
+    } else {
+      fail(name, entry.first.Mark(), "unknown setting '" + key + "'");
+    }
+  }
+  if (!database_set || c.database.empty()) c.database = c.state_dir + "/firstfault.db";
+  return c;
+}
+
+AgentConfig load_agent_config(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError(path + ": cannot read the configuration file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_agent_config(text.str(), path);
+}
+
+}  // namespace ff::agent

@@ -1,0 +1,143 @@
+#include "server/agent_daemon.h"
+
+#include <pthread.h>
+#include <signal.h>
+
+#include <spdlog/cfg/env.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <set>
+#include <thread>
+
+#include "rules/compiled_rules.h"
+#include "server/bundle_receiver.h"
+#include "server/http_api.h"
+#include "server/job_locks.h"
+#include "server/job_tracker.h"
+#include "server/locked_store.h"
+#include "server/pass_runner.h"
+#include "server/request_auth.h"
+#include "server/startup_recovery.h"
+#include "slurm/slurm_client.h"
+
+namespace ff::agent {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+sigset_t stop_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  return set;
+}
+
+// Waits for SIGTERM/SIGINT in a thread of its own (the signals are blocked
+// everywhere else, so no handler runs in a random thread), stops the server
+// and wakes fast-pass requests that wait for bundles.
+class StopOnSignal {
+ public:
+  StopOnSignal(HttpApi& api, JobTracker& tracker) {
+    thread_ = std::thread([this, &api, &tracker] {
+      sigset_t set = stop_signals();
+      timespec tick{0, 200 * 1000 * 1000};
+      while (!done_) {
+        int sig = sigtimedwait(&set, nullptr, &tick);
+        if (sig > 0) {
+          spdlog::info("signal {}: stopping", sig);
+          signalled_ = true;
+          api.stop();
+          tracker.stop();
+          return;
+        }
+      }
+    });
+  }
+  ~StopOnSignal() {
+    done_ = true;
+    thread_.join();
+  }
+  bool signalled() const { return signalled_; }
+  StopOnSignal(const StopOnSignal&) = delete;
+  StopOnSignal& operator=(const StopOnSignal&) = delete;
+
+ private:
+  std::atomic<bool> done_{false};
+  std::atomic<bool> signalled_{false};
+  std::thread thread_;
+};
+
+}  // namespace
+
+int run_agent(const AgentConfig& config) {
+  // Before any thread exists, so every thread inherits the mask.
+  sigset_t stops = stop_signals();
+  pthread_sigmask(SIG_BLOCK, &stops, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+  spdlog::set_default_logger(spdlog::stderr_color_mt("firstfault-agent"));
+  spdlog::cfg::load_env_levels();  // SPDLOG_LEVEL=debug shows rebuild timings
+
+  std::vector<RuleError> rule_errors;
+  auto rules = load_rules(true, config.rules, rule_errors);
+  if (!rule_errors.empty()) {
+    for (const auto& e : rule_errors) spdlog::error("{}", e.to_string());
+    return 3;
+  }
+
+  StateLayout layout(config.state_dir);
+  std::unique_ptr<DiagnosisStore> store;
+  try {
+    fs::create_directories(layout.root() / "jobs");
+    fs::remove_all(layout.tmp());  // uploads cut short by a crash; never acknowledged
+    fs::create_directories(layout.tmp());
+    if (fs::path(config.database).has_parent_path())
+      fs::create_directories(fs::path(config.database).parent_path());
+    store = std::make_unique<LockedStore>(DiagnosisStore::open(config.database));
+  } catch (const std::exception& e) {
+    spdlog::error("cannot open the state: {}", e.what());
+    return 1;
+  }
+
+  SlurmClient slurm(config.slurm);
+  std::set<uid_t> allowed;
+  for (int uid : config.allowed_uids) allowed.insert(static_cast<uid_t>(uid));
+  RequestAuth auth(allowed, config.slurm_user, &slurm);
+  JobLocks locks;
+  PassRunner runner(layout, *store, slurm, locks, rules);
+  JobTracker tracker(runner, std::chrono::seconds(config.final_pass_deadline_s));
+  BundleLimits limits;
+  limits.max_total_bytes = config.max_request_bytes;
+  BundleReceiver receiver(layout, *store, auth, tracker, limits);
+  ApiSettings settings;
+  settings.max_request_bytes = config.max_request_bytes;
+  settings.fastpass_wait = std::chrono::seconds(config.fastpass_wait_s);
+  HttpApi api(settings, layout, *store, auth, receiver, tracker, runner);
+
+  int port = api.bind(config.listen_host, config.listen_port);
+  if (port < 0) {
+    spdlog::error("cannot listen on {}:{}", config.listen_host, config.listen_port);
+    return 1;
+  }
+  tracker.start();
+  recover_unfinished_jobs(layout, *store, tracker);
+  std::printf("listening on %s:%d\n", config.listen_host.c_str(), port);
+  std::fflush(stdout);
+  spdlog::info("listening on {}:{}, state {}, database {}", config.listen_host, port,
+               config.state_dir, config.database);
+  bool served;
+  {
+    StopOnSignal stop_on_signal(api, tracker);
+    served = api.listen() || stop_on_signal.signalled();
+  }
+  tracker.stop();
+  spdlog::info("stopped");
+  return served ? 0 : 1;
+}
+
+}  // namespace ff::agent

@@ -1,0 +1,256 @@
+#include "server/http_api.h"
+
+#include <sys/socket.h>
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "pipeline/analyze.h"
+#include "server/bundle_rules.h"
+
+namespace ff::agent {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr std::size_t kHttpWorkers = 16;
+// Debian's httplib is a compiled library that listens with a backlog of 5:
+// when hundreds of nodes upload at the end of a job, connections beyond it
+// stall in TCP retransmission and httplib closes them unanswered after its
+// 5 s keep-alive wait. listen() again on the bound socket raises it.
+constexpr int kListenBacklog = 1024;
+
+void send_json(httplib::Response& res, int status, const json& body) {
+  res.status = status;
+  res.set_content(body.dump() + "\n", "application/json");
+}
+
+void send_error(httplib::Response& res, int status, const std::string& message) {
+  send_json(res, status, {{"error", message}});
+}
+
+// Every handler runs inside this: an exception becomes a 500 and a log line.
+template <typename F>
+httplib::Server::Handler guarded(const char* route, F&& f) {
+  return [route, f = std::forward<F>(f)](const httplib::Request& req, httplib::Response& res) {
+    try {
+      f(req, res);
+    } catch (const std::exception& e) {
+      spdlog::error("{} {}: {}", route, req.path, e.what());
+      send_error(res, 500, "internal error");
+    } catch (...) {
+      spdlog::error("{} {}: unknown exception", route, req.path);
+      send_error(res, 500, "internal error");
+    }
+  };
+}
+
+json pass_summary(const PassRecord& p) {
+  return {{"job_id", p.job_id},         {"attempt", p.attempt},
+          {"pass_no", p.pass_no},       {"trigger", p.trigger},
+          {"created_at", p.created_at}, {"verdict", p.verdict},
+          {"domain", p.domain},         {"summary", p.summary},
+          {"root_node", p.root_node},   {"comment_status", p.comment_status}};
+}
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) return "";
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+HttpApi::HttpApi(ApiSettings settings, StateLayout layout, DiagnosisStore& store, RequestAuth& auth,
+                 BundleReceiver& receiver, JobTracker& tracker, PassRunner& runner)
+    : settings_(settings),
+      layout_(std::move(layout)),
+      store_(store),
+      auth_(auth),
+      receiver_(receiver),
+      tracker_(tracker),
+      runner_(runner) {
+  routes();
+}
+
+void HttpApi::routes() {
+  server_.set_payload_max_length(settings_.max_request_bytes);
+  // Workers: each holds at most one request body in memory; fast-pass
+  // requests wait in theirs, so there are more than httplib's default 8.
+  server_.new_task_queue = [] { return new httplib::ThreadPool(kHttpWorkers); };
+  server_.set_read_timeout(60, 0);
+  server_.set_write_timeout(60, 0);
+  server_.set_logger([](const httplib::Request& req, const httplib::Response& res) {
+    // Multipart bodies are parsed into parts, so the size is the header's.
+    spdlog::info("{} {} {} {} bytes -> {} ({} bytes)", req.remote_addr, req.method, req.path,
+                 req.get_header_value("Content-Length"), res.status, res.body.size());
+  });
+  // httplib's own refusals (413, 404, 400) get a JSON body too.
+  server_.set_error_handler([](const httplib::Request&, httplib::Response& res) {
+    if (!res.body.empty()) return;
+    std::string message = res.status == 413 ? "request too large"
+                          : res.status == 404
+                              ? "no such endpoint"
+                              : "request refused (HTTP " + std::to_string(res.status) + ")";
+    res.set_content(json({{"error", message}}).dump() + "\n", "application/json");
+  });
+
+  server_.Get("/api/v1/health",
+              guarded("health", [this](const httplib::Request&, httplib::Response& res) {
+                send_json(res, 200,
+                          {{"status", "ok"},
+                           {"engine_version", ff::kEngineVersion},
+                           {"schema_version", store_.schema_version()}});
+              }));
+  server_.Get(R"(/api/v1/jobs/([^/]+)/diagnosis)",
+              guarded("diagnosis", [this](const auto& req, auto& res) { diagnosis(req, res); }));
+  server_.Get("/api/v1/diagnoses",
+              guarded("diagnoses", [this](const auto& req, auto& res) { diagnoses(req, res); }));
+  server_.Post("/api/v1/bundles",
+               guarded("bundles", [this](const auto& req, auto& res) { bundles(req, res); }));
+  server_.Post(R"(/api/v1/jobs/([^/]+)/fastpass)",
+               guarded("fastpass", [this](const auto& req, auto& res) { fastpass(req, res); }));
+}
+
+int HttpApi::bind(const std::string& host, int port) {
+  server_.set_socket_options([this](socket_t sock) {
+    httplib::default_socket_options(sock);
+    listen_fd_ = sock;
+  });
+  int bound =
+      port == 0 ? server_.bind_to_any_port(host) : (server_.bind_to_port(host, port) ? port : -1);
+  if (bound > 0 && listen_fd_ >= 0 && ::listen(listen_fd_, kListenBacklog) != 0)
+    spdlog::warn("cannot raise the listen backlog: {}", std::strerror(errno));
+  return bound;
+}
+
+bool HttpApi::listen() {
+  return server_.listen_after_bind();
+}
+
+void HttpApi::stop() {
+  server_.stop();
+}
+
+void HttpApi::bundles(const httplib::Request& req, httplib::Response& res) {
+  if (!req.is_multipart_form_data())
+    return send_error(res, 400, "expected multipart/form-data with parts 'meta' and 'file'");
+  std::string meta;
+  std::vector<UploadedFile> files;
+  for (const auto& [name, part] : req.files) {
+    if (name == "meta") {
+      meta = part.content;
+    } else if (name == "file") {
+      files.push_back({part.filename, part.content});
+    } else {
+      return send_error(res, 400, "unexpected part '" + name + "'");
+    }
+  }
+  if (meta.empty() && !req.has_header(kMungeHeader))
+    return send_error(res, 401, "no credential (header X-Firstfault-Munge)");
+  if (meta.empty()) return send_error(res, 400, "part 'meta' missing");
+  Reply reply = receiver_.receive(req.get_header_value(kMungeHeader), meta, files);
+  send_json(res, reply.status, reply.body);
+}
+
+void HttpApi::fastpass(const httplib::Request& req, httplib::Response& res) {
+  auto start = std::chrono::steady_clock::now();
+  std::string path_job = req.matches[1];
+  if (!valid_job_id(path_job)) return send_error(res, 400, "job id not valid");
+  std::string credential = req.get_header_value(kMungeHeader);
+  if (credential.empty()) return send_error(res, 401, "no credential (header X-Firstfault-Munge)");
+  json body = json::parse(req.body, nullptr, false);
+  if (body.is_discarded() || !body.is_object()) return send_error(res, 400, "body: not JSON");
+  if (body.contains("job_id") &&
+      (!body["job_id"].is_string() || body["job_id"].get<std::string>() != path_job))
+    return send_error(res, 400, "job_id: differs from the URL");
+  if (!body.contains("node") || !body["node"].is_string() ||
+      !valid_node_name(body["node"].get<std::string>()))
+    return send_error(res, 400, "node: missing or not a node name");
+  if (!body.contains("exit_status") || !body["exit_status"].is_number_integer())
+    return send_error(res, 400, "exit_status: missing or not an integer");
+  int attempt = 0;
+  if (body.contains("attempt")) {
+    if (!body["attempt"].is_number_integer() || body["attempt"].get<long long>() < 0 ||
+        body["attempt"].get<long long>() > 1000000)
+      return send_error(res, 400, "attempt: not a non-negative integer");
+    attempt = body["attempt"].get<int>();
+  }
+  std::string node = body["node"].get<std::string>();
+  AuthDecision auth = auth_.check(credential, "firstfault-fastpass " + path_job + " " + node);
+  if (auth.status != 200) return send_error(res, auth.status, auth.error);
+
+  // Wait for the other nodes' step bundles, at most fastpass_wait_s and never
+  // past the client's deadline, keeping a quarter of it (up to 2 s) for the
+  // engine and the reply.
+  auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(settings_.fastpass_wait);
+  long long client_ms = 0;
+  if (req.has_header("X-Firstfault-Deadline-Ms")) {
+    try {
+      client_ms = std::stoll(req.get_header_value("X-Firstfault-Deadline-Ms"));
+      long long reserve = std::min<long long>(client_ms / 4, 2000);
+      wait = std::min(wait, std::chrono::milliseconds(std::max<long long>(0, client_ms - reserve)));
+    } catch (const std::exception&) {
+      return send_error(res, 400, "X-Firstfault-Deadline-Ms: not a number");
+    }
+  }
+  JobKey key{path_job, attempt};
+  bool all = tracker_.wait_for_all_nodes(key, start + wait);
+  // scontrol (job state, Comment) may use what is left of the client's time.
+  std::optional<std::chrono::steady_clock::time_point> answer_by;
+  if (client_ms > 0) answer_by = start + std::chrono::milliseconds(client_ms);
+  PassOutcome out = runner_.run(key, "fastpass", body["exit_status"].get<int>(), answer_by);
+  if (!out.ok) return send_error(res, out.http_status, out.error);
+  send_json(res, 200,
+            {{"job_id", path_job},
+             {"attempt", attempt},
+             {"pass", "fastpass"},
+             {"pass_no", out.record.pass_no},
+             {"verdict", out.record.verdict},
+             {"summary", out.record.summary},
+             {"all_nodes_reported", all},
+             {"comment_written", out.comment_written},
+             {"comment_status", out.record.comment_status}});
+}
+
+void HttpApi::diagnosis(const httplib::Request& req, httplib::Response& res) {
+  std::string job_id = req.matches[1];
+  if (!valid_job_id(job_id)) return send_error(res, 400, "job id not valid");
+  auto pass = store_.latest_pass(job_id, -1);
+  if (!pass) return send_error(res, 404, "no diagnosis for job " + job_id);
+  // The engine's own bytes when the pass file is there; the stored JSON else.
+  std::string text = read_text(layout_.passes({job_id, pass->attempt}) /
+                               (std::to_string(pass->pass_no) + ".json"));
+  if (text.empty()) text = pass->diagnosis.dump(2) + "\n";
+  res.status = 200;
+  res.set_content(text, "application/json");
+}
+
+void HttpApi::diagnoses(const httplib::Request& req, httplib::Response& res) {
+  ListFilter filter;
+  filter.node = req.get_param_value("node");
+  if (!filter.node.empty() && !valid_node_name(filter.node))
+    return send_error(res, 400, "node: not a node name");
+  try {
+    if (req.has_param("since")) filter.since = std::stoll(req.get_param_value("since"));
+    if (req.has_param("limit")) filter.limit = std::stoi(req.get_param_value("limit"));
+  } catch (const std::exception&) {
+    return send_error(res, 400, "since and limit must be integers (since: unix seconds)");
+  }
+  if (filter.limit < 1 || filter.limit > 1000)
+    return send_error(res, 400, "limit must be between 1 and 1000");
+  json out = json::array();
+  for (const auto& p : store_.list(filter)) out.push_back(pass_summary(p));
+  send_json(res, 200, {{"diagnoses", out}});
+}
+
+}  // namespace ff::agent

@@ -1,0 +1,59 @@
+// The agent's HTTP API (docs/slurm-path.md section 4) on cpp-httplib:
+//   GET  /api/v1/health
+//   GET  /api/v1/jobs/<job_id>/diagnosis       the newest pass, the full diagnosis JSON
+//   GET  /api/v1/diagnoses?node=&since=&limit= summaries, newest first
+//   POST /api/v1/bundles                       multipart upload (BundleReceiver)
+//   POST /api/v1/jobs/<job_id>/fastpass        waits for the nodes' step bundles, runs a pass
+// Errors are {"error": "..."}; no exception leaves a handler (500 + log).
+#pragma once
+
+#include <httplib.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "server/bundle_receiver.h"
+#include "server/job_tracker.h"
+#include "server/pass_runner.h"
+#include "server/request_auth.h"
+#include "server/state_layout.h"
+#include "store/diagnosis_store.h"
+
+namespace ff::agent {
+
+struct ApiSettings {
+  std::size_t max_request_bytes = 268435456;
+  std::chrono::seconds fastpass_wait{8};
+};
+
+class HttpApi {
+ public:
+  HttpApi(ApiSettings settings, StateLayout layout, DiagnosisStore& store, RequestAuth& auth,
+          BundleReceiver& receiver, JobTracker& tracker, PassRunner& runner);
+
+  // Binds; port 0 takes any free port. Returns the port, or -1.
+  int bind(const std::string& host, int port);
+  // Serves until stop(); returns false when the server failed.
+  bool listen();
+  void stop();
+
+ private:
+  void routes();
+  void fastpass(const httplib::Request& req, httplib::Response& res);
+  void diagnosis(const httplib::Request& req, httplib::Response& res);
+  void diagnoses(const httplib::Request& req, httplib::Response& res);
+  void bundles(const httplib::Request& req, httplib::Response& res);
+
+  ApiSettings settings_;
+  StateLayout layout_;
+  DiagnosisStore& store_;
+  RequestAuth& auth_;
+  BundleReceiver& receiver_;
+  JobTracker& tracker_;
+  PassRunner& runner_;
+  httplib::Server server_;
+  int listen_fd_ = -1;  // the listening socket, to raise httplib's backlog
+};
+
+}  // namespace ff::agent

@@ -1,0 +1,300 @@
+#include "server/incident_merger.h"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+#include "server/durable_file.h"
+
+namespace ff::agent {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+// The collector's stamp at the end of bundle_id, compared as a number of any
+// length: leading zeros dropped, shorter is smaller.
+std::string trailing_stamp(const std::string& id) {
+  std::size_t end = id.size();
+  std::size_t begin = end;
+  while (begin > 0 && std::isdigit(static_cast<unsigned char>(id[begin - 1]))) --begin;
+  std::string digits = id.substr(begin, end - begin);
+  auto nz = digits.find_first_not_of('0');
+  return nz == std::string::npos ? "" : digits.substr(nz);
+}
+
+auto order_key(const BundleRecord& b) {
+  std::string stamp = trailing_stamp(b.bundle_id);
+  return std::make_tuple(b.pass == "epilog" ? 1 : 0, stamp.size(), stamp, b.bundle_id);
+}
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string str_field(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+// Bundle files are never modified after they are stored, so a hard link is
+// a copy that costs nothing; a copy is the fallback across file systems.
+void link_or_copy(const fs::path& from, const fs::path& to) {
+  std::error_code ec;
+  fs::create_hard_link(from, to, ec);
+  if (ec) fs::copy_file(from, to, fs::copy_options::overwrite_existing);
+}
+
+// Copies at most the last `max` bytes of `from` (the end of a job's output
+// holds the failure).
+bool copy_tail(const fs::path& from, const fs::path& to, std::size_t max) {
+  std::ifstream in(from, std::ios::binary);
+  if (!in) return false;
+  in.seekg(0, std::ios::end);
+  std::streamoff size = in.tellg();
+  if (size < 0) return false;
+  std::streamoff start =
+      size > static_cast<std::streamoff>(max) ? size - static_cast<std::streamoff>(max) : 0;
+  in.seekg(start);
+  std::ofstream out(to, std::ios::binary | std::ios::trunc);
+  out << in.rdbuf();
+  return static_cast<bool>(out);
+}
+
+std::vector<std::string> regular_files(const fs::path& dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return names;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (it->is_regular_file(ec)) names.push_back(it->path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// Swaps the new incident in with one rename, so a reader never sees a
+// half-built one; falls back to remove+rename where RENAME_EXCHANGE is
+// unsupported.
+void swap_in(const fs::path& fresh, const fs::path& target) {
+  std::error_code ec;
+  if (fs::exists(target, ec)) {
+    if (::renameat2(AT_FDCWD, fresh.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE) == 0) {
+      fs::remove_all(fresh, ec);
+      return;
+    }
+    fs::remove_all(target, ec);
+  }
+  fs::rename(fresh, target);
+}
+
+}  // namespace
+
+bool node_name_less(const std::string& a, const std::string& b) {
+  std::size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    bool da = std::isdigit(static_cast<unsigned char>(a[i]));
+    bool db = std::isdigit(static_cast<unsigned char>(b[j]));
+    if (da && db) {
+      std::size_t ie = i, je = j;
+      while (ie < a.size() && std::isdigit(static_cast<unsigned char>(a[ie]))) ++ie;
+      while (je < b.size() && std::isdigit(static_cast<unsigned char>(b[je]))) ++je;
+      std::string na = a.substr(i, ie - i), nb = b.substr(j, je - j);
+      na.erase(0, std::min(na.find_first_not_of('0'), na.size()));
+      nb.erase(0, std::min(nb.find_first_not_of('0'), nb.size()));
+      if (na.size() != nb.size()) return na.size() < nb.size();
+      if (na != nb) return na < nb;
+      i = ie;
+      j = je;
+    } else {
+      if (a[i] != b[j]) return a[i] < b[j];
+      ++i;
+      ++j;
+    }
+  }
+  if (a.size() - i != b.size() - j) return a.size() - i < b.size() - j;
+  return a < b;
+}
+
+std::string exit_code_from_wait_status(int status) {
+  if (WIFSIGNALED(status)) return "0:" + std::to_string(WTERMSIG(status));
+  if (WIFEXITED(status)) return std::to_string(WEXITSTATUS(status)) + ":0";
+  return "0:0";
+}
+
+std::vector<BundleRecord> merge_order(std::vector<BundleRecord> bundles) {
+  std::sort(bundles.begin(), bundles.end(), [](const BundleRecord& a, const BundleRecord& b) {
+    return order_key(a) < order_key(b);
+  });
+  return bundles;
+}
+
+json merge_job_json(const JobKey& key, const std::vector<BundleRecord>& bundles,
+                    const std::vector<json>& fragments, const MergeFacts& facts) {
+  static const std::set<std::string> kMerged = {"nodes",      "ranks",    "node_info", "coverage",
+                                                "start_time", "end_time", "state",     "exit_code",
+                                                "job_id",     "attempt"};
+  json job = json::object();
+  std::set<std::string, decltype(&node_name_less)> nodes(&node_name_less);
+  std::map<long long, json> ranks;
+  json node_info = json::object();
+  // (node, collector) → entry; a node's own entries come from its winning bundle.
+  std::map<std::pair<std::string, std::string>, json> coverage;
+  std::map<std::string, std::size_t> winner;  // node → index of its winning bundle
+  for (std::size_t i = 0; i < bundles.size(); ++i) winner[bundles[i].node] = i;
+  std::string start_time, end_time, state, exit_code;
+
+  for (std::size_t i = 0; i < fragments.size() && i < bundles.size(); ++i) {
+    const json& f = fragments[i];
+    if (!f.is_object()) continue;
+    for (auto it = f.begin(); it != f.end(); ++it)
+      if (!kMerged.count(it.key())) job[it.key()] = it.value();
+    if (auto it = f.find("nodes"); it != f.end() && it->is_array())
+      for (const auto& n : *it)
+        if (n.is_string()) nodes.insert(n.get<std::string>());
+    if (auto it = f.find("ranks"); it != f.end() && it->is_array())
+      for (const auto& r : *it)
+        if (r.is_object() && r.contains("rank") && r["rank"].is_number_integer())
+          ranks[r["rank"].get<long long>()] = r;
+    if (auto it = f.find("node_info"); it != f.end() && it->is_object())
+      for (auto n = it->begin(); n != it->end(); ++n) node_info[n.key()] = n.value();
+    if (auto it = f.find("coverage"); it != f.end() && it->is_array())
+      for (const auto& c : *it) {
+        if (!c.is_object()) continue;
+        std::string node = str_field(c, "node");
+        auto w = winner.find(node);
+        if (w != winner.end() && w->second != i) continue;
+        coverage[{node, str_field(c, "collector")}] = c;
+      }
+    std::string s = str_field(f, "start_time");
+    if (!s.empty() && (start_time.empty() || s < start_time)) start_time = s;
+    std::string e = str_field(f, "end_time");
+    if (!e.empty() && e > end_time) end_time = e;
+    if (!str_field(f, "state").empty()) state = str_field(f, "state");
+    if (!str_field(f, "exit_code").empty()) exit_code = str_field(f, "exit_code");
+  }
+
+  // A node's own winning bundle has the last word on its node_info.
+  for (const auto& [node, i] : winner) {
+    if (i >= fragments.size() || !fragments[i].is_object()) continue;
+    auto info = fragments[i].find("node_info");
+    if (info != fragments[i].end() && info->is_object() && info->contains(node))
+      node_info[node] = (*info)[node];
+  }
+
+  if (!job.contains("schema")) job["schema"] = "firstfault.incident/v1";
+  job["job_id"] = key.job_id;
+  job["attempt"] = key.attempt;
+  const SlurmJob* slurm = facts.slurm ? &*facts.slurm : nullptr;
+  if (slurm && !slurm->nodes.empty()) {
+    job["nodes"] = slurm->nodes;
+  } else {
+    for (const auto& b : bundles) nodes.insert(b.node);
+    job["nodes"] = std::vector<std::string>(nodes.begin(), nodes.end());
+  }
+  json rank_list = json::array();
+  for (auto& [_, r] : ranks) rank_list.push_back(r);
+  job["ranks"] = rank_list;
+  job["node_info"] = node_info;
+  json coverage_list = json::array();
+  for (auto& [_, c] : coverage) coverage_list.push_back(c);
+  std::stable_sort(coverage_list.begin(), coverage_list.end(), [](const json& a, const json& b) {
+    return std::make_tuple(str_field(a, "node"), str_field(a, "collector"), a.dump()) <
+           std::make_tuple(str_field(b, "node"), str_field(b, "collector"), b.dump());
+  });
+  job["coverage"] = coverage_list;
+
+  bool ended = slurm && !slurm->running() && !slurm->state.empty();
+  if (slurm && !slurm->start_time.empty() && (start_time.empty() || slurm->start_time < start_time))
+    start_time = slurm->start_time;
+  if (ended && !slurm->end_time.empty() && slurm->end_time > end_time) end_time = slurm->end_time;
+  if (!facts.state_override.empty()) {
+    state = facts.state_override;
+    exit_code = facts.exit_code_override.empty() ? exit_code : facts.exit_code_override;
+  } else if (ended) {
+    state = slurm->state;
+    if (!slurm->exit_code.empty()) exit_code = slurm->exit_code;
+  }
+  if (!start_time.empty()) job["start_time"] = start_time;
+  if (!end_time.empty()) job["end_time"] = end_time;
+  if (!state.empty()) job["state"] = state;
+  if (!exit_code.empty()) job["exit_code"] = exit_code;
+  return job;
+}
+
+MergeResult rebuild_incident(const StateLayout& layout, const JobKey& key,
+                             const std::vector<BundleRecord>& stored, const MergeFacts& facts) {
+  MergeResult result;
+  std::vector<BundleRecord> bundles = merge_order(stored);
+  auto bundle_dir = [&](const BundleRecord& b) {
+    fs::path p = b.path;
+    return p.is_absolute() ? p : layout.root() / p;
+  };
+
+  std::vector<json> fragments;
+  for (const auto& b : bundles) {
+    fs::path p = bundle_dir(b) / "job.json";
+    json f = json::parse(read_text(p), nullptr, false);
+    if (f.is_discarded() || !f.is_object()) {
+      result.problems.push_back("bundle " + b.bundle_id + ": job.json unreadable");
+      f = json::object();
+    }
+    fragments.push_back(std::move(f));
+  }
+  result.job = merge_job_json(key, bundles, fragments, facts);
+
+  fs::path fresh = layout.job(key) / "incident.new";
+  std::error_code ec;
+  fs::remove_all(fresh, ec);
+  fs::create_directories(fresh);
+
+  // Node files: the winning bundle of each node (the last in merge order).
+  std::map<std::string, const BundleRecord*> winner;
+  for (const auto& b : bundles) winner[b.node] = &b;
+  for (const auto& [node, b] : winner) {
+    fs::path from = bundle_dir(*b) / "nodes" / node;
+    auto names = regular_files(from);
+    if (names.empty()) continue;
+    fs::create_directories(fresh / "nodes" / node);
+    for (const auto& name : names) link_or_copy(from / name, fresh / "nodes" / node / name);
+  }
+  // app/: the union, the later bundle winning a name.
+  std::map<std::string, fs::path> app;
+  for (const auto& b : bundles)
+    for (const auto& name : regular_files(bundle_dir(b) / "app"))
+      app[name] = bundle_dir(b) / "app" / name;
+  if (!app.empty() || facts.add_job_output) fs::create_directories(fresh / "app");
+  for (const auto& [name, from] : app) link_or_copy(from, fresh / "app" / name);
+  // The job's own output, when Slurm names it and the head node can read it
+  // (a shared file system); a bundle's copy is preferred.
+  if (facts.add_job_output && facts.slurm) {
+    for (const std::string& out : {facts.slurm->std_out, facts.slurm->std_err}) {
+      if (out.empty() || out[0] != '/') continue;
+      std::string name = fs::path(out).filename().string();
+      if (name.empty() || app.count(name) || ::access(out.c_str(), R_OK) != 0) continue;
+      if (!fs::is_regular_file(out, ec)) continue;
+      if (copy_tail(out, fresh / "app" / name, facts.max_job_output_bytes))
+        app[name] = out;
+      else
+        result.problems.push_back("cannot copy job output " + out);
+    }
+  }
+  if (app.empty()) fs::remove(fresh / "app", ec);
+
+  std::ofstream(fresh / "job.json", std::ios::binary | std::ios::trunc)
+      << result.job.dump(2) << "\n";
+  swap_in(fresh, layout.incident(key));
+  return result;
+}
+
+}  // namespace ff::agent

@@ -1,0 +1,58 @@
+// Rebuilds jobs/<job>/<attempt>/incident/ from every stored bundle of the
+// job attempt. Deterministic: the result depends on the set of bundles, not
+// on the order they arrived in.
+//
+// Which bundle wins: an Epilog bundle beats a step bundle; among bundles of
+// one pass the newest, by the time stamp the collector put at the end of the
+// bundle_id (`<node>-<job>-<pass>-<unix_ns>`), then by bundle_id. The arrival
+// time is never used.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "server/state_layout.h"
+#include "slurm/slurm_job.h"
+#include "store/diagnosis_store.h"
+
+namespace ff::agent {
+
+// What a pass knows beyond the bundles.
+struct MergeFacts {
+  std::optional<SlurmJob> slurm;                // scontrol's view, when it answered
+  std::string state_override;                   // fast pass: "FAILED"
+  std::string exit_code_override;               // fast pass: the batch script's exit:signal
+  bool add_job_output = true;                   // copy StdOut/StdErr into app/ when readable here
+  std::size_t max_job_output_bytes = 64 << 20;  // the tail is kept
+};
+
+struct MergeResult {
+  nlohmann::json job;                 // the merged job.json
+  std::vector<std::string> problems;  // unreadable fragments, copy failures (logged)
+};
+
+// Bundles in the order the merge applies them, weakest first.
+std::vector<BundleRecord> merge_order(std::vector<BundleRecord> bundles);
+
+// The merged job.json from fragments given in merge order (fragment i
+// belongs to bundles[i]).
+nlohmann::json merge_job_json(const JobKey& key, const std::vector<BundleRecord>& bundles,
+                              const std::vector<nlohmann::json>& fragments,
+                              const MergeFacts& facts);
+
+// Writes the merged incident to `layout.incident(key)`, replacing the old
+// one in one rename. The caller holds the job's lock.
+MergeResult rebuild_incident(const StateLayout& layout, const JobKey& key,
+                             const std::vector<BundleRecord>& bundles, const MergeFacts& facts);
+
+// "exit:signal" for a raw wait(2) status, as Slurm prints it.
+std::string exit_code_from_wait_status(int status);
+
+// Slurm-style node order: "n2" before "n10".
+bool node_name_less(const std::string& a, const std::string& b);
+
+}  // namespace ff::agent

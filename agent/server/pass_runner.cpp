@@ -1,0 +1,182 @@
+#include "server/pass_runner.h"
+
+#include <spdlog/spdlog.h>
+
+#include <ctime>
+
+#include "pipeline/analyze.h"
+#include "server/durable_file.h"
+#include "verdict/diagnosis_json.h"
+
+namespace ff::agent {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr auto kLookupTtl = std::chrono::seconds(5);
+constexpr auto kFailedLookupTtl = std::chrono::seconds(60);
+
+// What is left until `answer_by`, at least 200 ms; 0 = no bound.
+int ms_left(const std::optional<PassRunner::Clock::time_point>& answer_by) {
+  if (!answer_by) return 0;
+  auto left =
+      std::chrono::duration_cast<std::chrono::milliseconds>(*answer_by - PassRunner::Clock::now())
+          .count();
+  return static_cast<int>(std::max<long long>(200, left));
+}
+
+JobRecord job_record(const JobKey& key, const json& job, const std::optional<SlurmJob>& slurm) {
+  JobRecord r;
+  r.job_id = key.job_id;
+  r.attempt = key.attempt;
+  r.cluster = job.value("cluster", "");
+  r.user = slurm ? slurm->user : "";
+  r.state = job.value("state", "");
+  r.exit_code = job.value("exit_code", "");
+  r.start_time = job.value("start_time", "");
+  r.end_time = job.value("end_time", "");
+  if (job.contains("nodes") && job["nodes"].is_array())
+    for (const auto& n : job["nodes"])
+      if (n.is_string()) r.nodes.push_back(n.get<std::string>());
+  return r;
+}
+
+}  // namespace
+
+PassRunner::PassRunner(StateLayout layout, DiagnosisStore& store, SlurmClient& slurm,
+                       JobLocks& locks, std::shared_ptr<const CompiledRules> rules)
+    : layout_(std::move(layout)),
+      store_(store),
+      slurm_(slurm),
+      locks_(locks),
+      rules_(std::move(rules)) {}
+
+std::optional<SlurmJob> PassRunner::slurm_job(const JobKey& key, int timeout_ms) {
+  auto now = Clock::now();
+  auto for_attempt = [&](const std::optional<SlurmJob>& job) -> std::optional<SlurmJob> {
+    // Slurm's record is of the newest attempt; an older attempt's bundles get
+    // nothing from it.
+    if (job && job->restart_count != key.attempt) return std::nullopt;
+    return job;
+  };
+  {
+    std::lock_guard<std::mutex> lock(cache_mutex_);
+    auto it = cache_.find(key.job_id);
+    if (it != cache_.end() && now < it->second.until) return for_attempt(it->second.job);
+  }
+  JobLookup lookup = slurm_.show_job(key.job_id, timeout_ms);
+  if (lookup.status == JobLookup::Status::error)
+    spdlog::warn("scontrol show job {}: {}", key.job_id, lookup.error);
+  {
+    std::lock_guard<std::mutex> lock(cache_mutex_);
+    auto ttl = lookup.status == JobLookup::Status::error ? kFailedLookupTtl : kLookupTtl;
+    cache_[key.job_id] = {Clock::now() + ttl, lookup.job};
+  }
+  return for_attempt(lookup.job);
+}
+
+void PassRunner::rebuild(const JobKey& key) {
+  auto slurm = slurm_job(key);
+  auto mutex = locks_.of(key);
+  std::lock_guard<std::mutex> lock(*mutex);
+  auto bundles = store_.bundles(key.job_id, key.attempt);
+  if (bundles.empty()) return;
+  MergeFacts facts;
+  facts.slurm = slurm;
+  auto start = std::chrono::steady_clock::now();
+  MergeResult merged = rebuild_incident(layout_, key, bundles, facts);
+  for (const auto& p : merged.problems) spdlog::warn("job {}: {}", key.str(), p);
+  spdlog::debug("job {}: incident rebuilt from {} bundles in {} ms", key.str(), bundles.size(),
+                std::chrono::duration_cast<std::chrono::milliseconds>(
+                    std::chrono::steady_clock::now() - start)
+                    .count());
+}
+
+PassOutcome PassRunner::run(const JobKey& key, const std::string& trigger,
+                            std::optional<int> batch_exit_status,
+                            std::optional<Clock::time_point> answer_by) {
+  PassOutcome out;
+  auto slurm = slurm_job(key, ms_left(answer_by) / 4);
+  auto mutex = locks_.of(key);
+  std::lock_guard<std::mutex> lock(*mutex);
+
+  auto bundles = store_.bundles(key.job_id, key.attempt);
+  if (bundles.empty()) {
+    out.http_status = 404;
+    out.error = "no bundle of job " + key.str() + " has arrived";
+    return out;
+  }
+  MergeFacts facts;
+  facts.slurm = slurm;
+  if (batch_exit_status) {
+    facts.state_override = "FAILED";
+    facts.exit_code_override = exit_code_from_wait_status(*batch_exit_status);
+  }
+  auto merge_start = std::chrono::steady_clock::now();
+  MergeResult merged = rebuild_incident(layout_, key, bundles, facts);
+  for (const auto& p : merged.problems) spdlog::warn("job {}: {}", key.str(), p);
+  auto engine_start = std::chrono::steady_clock::now();
+
+  AnalyzeResult result = analyze_incident(layout_.incident(key), *rules_);
+  if (!result.usable) {
+    out.http_status = 422;
+    out.error = "incident of job " + key.str() + " is unusable: " + result.problem;
+    return out;
+  }
+  std::string text = diagnosis_to_json(result.diagnosis);
+  json diagnosis = json::parse(text);
+  out.record = store_.add_pass(key.job_id, key.attempt, trigger, diagnosis,
+                               static_cast<std::int64_t>(std::time(nullptr)));
+  // The reply uses these; they are ours whatever the store filled in.
+  out.record.trigger = trigger;
+  out.record.verdict = result.diagnosis.verdict;
+  out.record.domain = result.diagnosis.domain;
+  out.record.summary = result.diagnosis.summary;
+  fs::create_directories(layout_.passes(key));
+  replace_file_synced(layout_.passes(key) / (std::to_string(out.record.pass_no) + ".json"),
+                      text + "\n");
+
+  std::string status =
+      apply_comment_rules(key, trigger, slurm, result.diagnosis.verdict, result.diagnosis.summary,
+                          ms_left(answer_by), out.comment_written);
+  store_.set_comment_status(out.record.id, status);
+  out.record.comment_status = status;
+  store_.upsert_job(job_record(key, merged.job, slurm));
+  out.ok = true;
+  auto ms = [](auto d) { return std::chrono::duration_cast<std::chrono::milliseconds>(d).count(); };
+  spdlog::info("job {} pass {} ({}): {} — {} [comment: {}; merge {} ms, engine {} ms, {} bundles]",
+               key.str(), out.record.pass_no, trigger, result.diagnosis.verdict,
+               result.diagnosis.summary, status, ms(engine_start - merge_start),
+               ms(std::chrono::steady_clock::now() - engine_start), bundles.size());
+  return out;
+}
+
+std::string PassRunner::apply_comment_rules(const JobKey& key, const std::string& trigger,
+                                            const std::optional<SlurmJob>& slurm,
+                                            const std::string& verdict, const std::string& summary,
+                                            int timeout_ms, bool& written) {
+  written = false;
+  if (verdict == "no_failure" || verdict.empty() || summary.empty()) return "not_needed";
+  // The fast pass runs while the batch step exits: the job still runs unless
+  // scontrol says otherwise. Other passes follow the job's end.
+  bool running = slurm ? slurm->running() : trigger == "fastpass";
+  if (!running) {
+    std::string status = slurm_.set_comment_after_end(key.job_id, summary);
+    written = status.rfind("written", 0) == 0;
+    return status;
+  }
+  std::string status = slurm_.set_comment(key.job_id, summary, timeout_ms);
+  written = status == "written";
+  // COMPLETING: the job record still takes the Comment, but its completion
+  // may already be on its way to slurmdbd, so the accounting copy is set too.
+  if (slurm && slurm->state == "COMPLETING") {
+    std::string accounting = slurm_.set_comment_after_end(key.job_id, summary);
+    written = written || accounting.rfind("written", 0) == 0;
+    status += "; " + accounting;
+  }
+  return status;
+}
+
+}  // namespace ff::agent

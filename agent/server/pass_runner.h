@@ -1,0 +1,73 @@
+// One engine pass over a job attempt: merge the bundles into the incident,
+// run the engine, store the diagnosis (passes/<n>.json and a `diagnoses`
+// row), then apply the Comment rules of docs/slurm-path.md section 5.
+// Passes of one job attempt are serialised by its lock in JobLocks.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rules/compiled_rules.h"
+#include "server/incident_merger.h"
+#include "server/job_locks.h"
+#include "server/state_layout.h"
+#include "slurm/slurm_client.h"
+#include "store/diagnosis_store.h"
+
+namespace ff::agent {
+
+struct PassOutcome {
+  bool ok = false;
+  int http_status = 200;  // for the fast pass reply when !ok
+  std::string error;
+  PassRecord record;  // the stored pass (with comment_status)
+  bool comment_written = false;
+};
+
+class PassRunner {
+ public:
+  PassRunner(StateLayout layout, DiagnosisStore& store, SlurmClient& slurm, JobLocks& locks,
+             std::shared_ptr<const CompiledRules> rules);
+
+  // Rebuilds the incident after a bundle arrived (no engine run).
+  void rebuild(const JobKey& key);
+
+  using Clock = std::chrono::steady_clock;
+
+  // trigger: "fastpass", "final" or "deadline". For the fast pass,
+  // `batch_exit_status` is the batch script's raw wait status and `answer_by`
+  // bounds the scontrol calls (the client stops waiting then).
+  PassOutcome run(const JobKey& key, const std::string& trigger,
+                  std::optional<int> batch_exit_status = std::nullopt,
+                  std::optional<Clock::time_point> answer_by = std::nullopt);
+
+  // scontrol's view of the job when it is about this attempt; cached for a
+  // few seconds so a burst of bundles costs one scontrol call, and for a
+  // minute after scontrol failed (a controller that is down answers slowly).
+  std::optional<SlurmJob> slurm_job(const JobKey& key, int timeout_ms = 0);
+
+ private:
+  std::string apply_comment_rules(const JobKey& key, const std::string& trigger,
+                                  const std::optional<SlurmJob>& slurm, const std::string& verdict,
+                                  const std::string& summary, int timeout_ms, bool& written);
+
+  StateLayout layout_;
+  DiagnosisStore& store_;
+  SlurmClient& slurm_;
+  JobLocks& locks_;
+  std::shared_ptr<const CompiledRules> rules_;
+
+  struct CachedLookup {
+    Clock::time_point until;
+    std::optional<SlurmJob> job;
+  };
+  std::mutex cache_mutex_;
+  std::map<std::string, CachedLookup> cache_;
+};
+
+}  // namespace ff::agent

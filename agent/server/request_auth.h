@@ -1,0 +1,41 @@
+// Who may talk to the agent: a munge credential in `X-Firstfault-Munge`
+// whose uid is root, SlurmUser or in `allowed_uids`, and whose payload names
+// exactly this request (docs/slurm-path.md section 4).
+#pragma once
+
+#include <sys/types.h>
+
+#include <mutex>
+#include <set>
+#include <string>
+
+#include "slurm/slurm_client.h"
+
+namespace ff::agent {
+
+inline constexpr const char* kMungeHeader = "X-Firstfault-Munge";
+
+struct AuthDecision {
+  int status = 200;   // 200 allowed; 401 no/undecodable/expired/replayed; 403; 503 munged down
+  std::string error;  // for the reply and the log
+  uid_t uid = static_cast<uid_t>(-1);
+};
+
+class RequestAuth {
+ public:
+  // `slurm_user` is SlurmUser by name from the config ("" = ask scontrol).
+  RequestAuth(std::set<uid_t> allowed_uids, std::string slurm_user, SlurmClient* slurm);
+
+  AuthDecision check(const std::string& credential, const std::string& expected_payload);
+
+ private:
+  bool allowed(uid_t uid);
+
+  std::mutex mutex_;
+  std::set<uid_t> allowed_;
+  std::string slurm_user_;
+  SlurmClient* slurm_;
+  bool slurm_user_resolved_ = false;
+};
+
+}  // namespace ff::agent

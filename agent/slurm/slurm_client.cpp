@@ -1,0 +1,111 @@
+#include "slurm/slurm_client.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "common/run_process.h"
+#include "slurm/comment_text.h"
+
+namespace ff::agent {
+
+namespace {
+
+std::string first_line(const std::string& text) {
+  std::string line = text.substr(0, text.find('\n'));
+  return line.size() > 200 ? line.substr(0, 200) : line;
+}
+
+std::string failure(const ProcessResult& r) {
+  std::string why = first_line(!r.err.empty() ? r.err : r.out);
+  return "failed: " + r.describe() + (why.empty() ? "" : ": " + why);
+}
+
+bool sacctmgr_disabled(const std::string& setting) {
+  return setting.empty() || setting == "off" || setting == "none" || setting == "false" ||
+         setting == "no";
+}
+
+}  // namespace
+
+SlurmClient::SlurmClient(SlurmPaths paths) : paths_(std::move(paths)) {}
+
+ProcessOptions SlurmClient::bounded(int timeout_ms) const {
+  ProcessOptions o;
+  o.timeout = std::chrono::seconds(paths_.timeout_s);
+  if (timeout_ms > 0) o.timeout = std::min(o.timeout, std::chrono::milliseconds(timeout_ms));
+  o.kill_grace = std::chrono::milliseconds(500);
+  o.max_output_bytes = 4 << 20;
+  return o;
+}
+
+JobLookup SlurmClient::show_job(const std::string& job_id, int timeout_ms) const {
+  JobLookup lookup;
+  ProcessResult r =
+      run_process({paths_.scontrol, "show", "job", "-o", job_id}, bounded(timeout_ms));
+  if (r.err.find("Invalid job id") != std::string::npos ||
+      r.out.find("Invalid job id") != std::string::npos) {
+    lookup.status = JobLookup::Status::not_found;
+    return lookup;
+  }
+  if (!r.ok()) {
+    lookup.error = failure(r);
+    return lookup;
+  }
+  lookup.job = parse_show_job(r.out);
+  lookup.status = lookup.job ? JobLookup::Status::found : JobLookup::Status::not_found;
+  return lookup;
+}
+
+ClusterFacts SlurmClient::cluster_facts() {
+  std::lock_guard<std::mutex> lock(facts_mutex_);
+  if (facts_) return *facts_;
+  auto now = std::chrono::steady_clock::now();
+  if (failed_facts_ && now - facts_failed_at_ < std::chrono::minutes(1)) return *failed_facts_;
+  ClusterFacts facts;
+  ProcessResult r = run_process({paths_.scontrol, "show", "config"}, bounded(0));
+  if (!r.ok()) {
+    facts.error = "scontrol show config " + failure(r);
+    failed_facts_ = facts;
+    facts_failed_at_ = now;
+    return facts;
+  }
+  auto config = parse_show_config(r.out);
+  facts.known = true;
+  std::string user = config["SlurmUser"];
+  auto paren = user.find('(');
+  if (paren != std::string::npos) {
+    try {
+      facts.slurm_user_uid = std::stoi(user.substr(paren + 1));
+    } catch (const std::exception&) {
+      facts.slurm_user_uid = -1;
+    }
+  }
+  std::string storage = config["AccountingStorageType"];
+  facts.accounting = !storage.empty() && storage != "accounting_storage/none";
+  facts_ = facts;
+  return facts;
+}
+
+std::string SlurmClient::set_comment(const std::string& job_id, const std::string& summary,
+                                     int timeout_ms) const {
+  std::string text = comment_text(summary);
+  ProcessResult r = run_process({paths_.scontrol, "update", "JobId=" + job_id, "Comment=" + text},
+                                bounded(timeout_ms));
+  return r.ok() ? "written" : failure(r);
+}
+
+std::string SlurmClient::set_comment_after_end(const std::string& job_id,
+                                               const std::string& summary) {
+  if (sacctmgr_disabled(paths_.sacctmgr)) return "skipped: sacctmgr off";
+  ClusterFacts facts = cluster_facts();
+  if (!facts.known) return "skipped: " + facts.error;
+  if (!facts.accounting) return "skipped: no accounting";
+  std::string program = paths_.sacctmgr == "auto" ? "/usr/bin/sacctmgr" : paths_.sacctmgr;
+  std::string text = comment_text(summary);
+  ProcessResult r = run_process(
+      {program, "-i", "modify", "job", "where", "jobid=" + job_id, "set", "Comment=" + text},
+      bounded(0));
+  return r.ok() ? "written: sacctmgr" : failure(r);
+}
+
+}  // namespace ff::agent

@@ -1,0 +1,312 @@
+// Test support: the real `firstfault agent` binary started on an ephemeral
+// port with a scratch state dir and fake scontrol/sacctmgr scripts, bundles
+// built and uploaded as the collector does, and the example incident split
+// into per-node bundles.
+#pragma once
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <httplib.h>
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/munge_credential.h"
+
+namespace fftest {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+inline std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+inline void write_file(const fs::path& p, const std::string& text, bool executable = false) {
+  fs::create_directories(p.parent_path());
+  std::ofstream(p, std::ios::binary | std::ios::trunc) << text;
+  if (executable) fs::permissions(p, fs::perms::owner_all, fs::perm_options::add);
+}
+
+// A scratch directory removed at the end of the test.
+class TempDir {
+ public:
+  TempDir() {
+    char tmpl[] = "/tmp/ff-agent-test-XXXXXX";
+    if (!mkdtemp(tmpl)) throw std::runtime_error("mkdtemp");
+    dir_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  const fs::path& path() const { return dir_; }
+
+ private:
+  fs::path dir_;
+};
+
+// Fake Slurm commands: `scontrol show job` prints `job_line` (or "Invalid job
+// id" when empty), `show config` prints `config`, `update` and sacctmgr log
+// their arguments one call per line to <dir>/slurm-calls.log.
+struct FakeSlurm {
+  std::string job_line;
+  bool controller_hangs = false;  // every scontrol call sleeps 30 s (slurmctld down)
+  std::string config =
+      "SlurmUser               = slurm(64030)\n"
+      "AccountingStorageType   = accounting_storage/none\n";
+
+  void install(const fs::path& dir) const {
+    write_file(dir / "job.txt", job_line.empty() ? "" : job_line + "\n");
+    write_file(dir / "config.txt", config);
+    std::string log = (dir / "slurm-calls.log").string();
+    write_file(dir / "scontrol",
+               std::string("#!/bin/sh\n") + (controller_hangs ? "sleep 30\n" : "") +
+                   "case \"$1 $2\" in\n"
+                   "  'show job')\n"
+                   "    if [ -s '" +
+                   (dir / "job.txt").string() + "' ]; then cat '" + (dir / "job.txt").string() +
+                   "'; exit 0; fi\n"
+                   "    echo 'slurm_load_jobs error: Invalid job id specified' >&2; exit 1;;\n"
+                   "  'show config') cat '" +
+                   (dir / "config.txt").string() +
+                   "';;\n"
+                   "  *) printf 'scontrol' >> '" +
+                   log + "'; for a in \"$@\"; do printf ' [%s]' \"$a\" >> '" + log +
+                   "'; done; echo >> '" + log +
+                   "';;\n"
+                   "esac\n",
+               true);
+    write_file(dir / "sacctmgr",
+               "#!/bin/sh\nprintf 'sacctmgr' >> '" + log +
+                   "'; for a in \"$@\"; do printf ' [%s]' \"$a\" >> '" + log +
+                   "'; done; echo >> '" + log + "'\n",
+               true);
+  }
+};
+
+class AgentProcess {
+ public:
+  // `extra_yaml` is appended to the generated configuration.
+  // `state_dir` empty: a fresh one inside the scratch directory.
+  explicit AgentProcess(const std::string& extra_yaml = "", const FakeSlurm& slurm = {},
+                        const fs::path& state_dir = {}) {
+    slurm.install(dir_.path());
+    state_ = state_dir.empty() ? dir_.path() / "state" : state_dir;
+    std::string config =
+        "listen: 127.0.0.1:0\n"
+        "state_dir: " +
+        state_.string() +
+        "\n"
+        "scontrol: " +
+        (dir_.path() / "scontrol").string() +
+        "\n"
+        "sacctmgr: " +
+        (dir_.path() / "sacctmgr").string() + "\n" + extra_yaml;
+    if (extra_yaml.find("final_pass_deadline_s") == std::string::npos)
+      config += "final_pass_deadline_s: 600\n";
+    write_file(dir_.path() / "agent.yaml", config);
+    start();
+  }
+  ~AgentProcess() { stop(); }
+  AgentProcess(const AgentProcess&) = delete;
+  AgentProcess& operator=(const AgentProcess&) = delete;
+
+  int port() const { return port_; }
+  const fs::path& state() const { return state_; }
+  const fs::path& dir() const { return dir_.path(); }
+  httplib::Client client() const {
+    httplib::Client c("127.0.0.1", port_);
+    c.set_read_timeout(60, 0);
+    return c;
+  }
+  std::string log() const { return read_file(dir_.path() / "agent.log"); }
+  std::string slurm_calls() const { return read_file(dir_.path() / "slurm-calls.log"); }
+
+  // SIGTERM and wait; returns the exit status (-1 when it had to be killed).
+  int stop() {
+    if (pid_ <= 0) return exit_status_;
+    ::kill(pid_, SIGTERM);
+    int status = 0;
+    for (int i = 0; i < 200; ++i) {
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        exit_status_ = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        return exit_status_;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, &status, 0);
+    pid_ = -1;
+    exit_status_ = -1;
+    return exit_status_;
+  }
+
+ private:
+  void start() {
+    int out[2];
+    if (::pipe(out) != 0) throw std::runtime_error("pipe");
+    std::string config = (dir_.path() / "agent.yaml").string();
+    std::string log = (dir_.path() / "agent.log").string();
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::dup2(out[1], 1);
+      int err = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      ::dup2(err, 2);
+      ::close(out[0]);
+      ::close(out[1]);
+      ::execl(FF_BINARY, FF_BINARY, "agent", "--config", config.c_str(), "--foreground",
+              static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    ::close(out[1]);
+    // "listening on 127.0.0.1:PORT\n"
+    std::string line;
+    char c;
+    while (::read(out[0], &c, 1) == 1 && c != '\n') line += c;
+    ::close(out[0]);
+    auto colon = line.rfind(':');
+    if (line.rfind("listening on ", 0) != 0 || colon == std::string::npos)
+      throw std::runtime_error("agent did not start: " + line + "\n" + this->log());
+    port_ = std::stoi(line.substr(colon + 1));
+  }
+
+  TempDir dir_;
+  fs::path state_;
+  pid_t pid_ = -1;
+  int port_ = 0;
+  int exit_status_ = -1;
+};
+
+struct Bundle {
+  std::string bundle_id, job_id, node, pass = "epilog";
+  int attempt = 0;
+  std::vector<std::pair<std::string, std::string>> files;  // path in bundle → content
+
+  std::string payload() const {
+    return "firstfault-bundle " + job_id + " " + node + " " + bundle_id;
+  }
+};
+
+inline std::string credential(const std::string& payload) {
+  return ff::munge_credential::encode(payload);
+}
+
+// Uploads as the collector does; `cred` nullopt = a fresh valid credential.
+inline httplib::Result upload(httplib::Client& client, const Bundle& b,
+                              std::optional<std::string> cred = std::nullopt) {
+  json meta = {{"bundle_id", b.bundle_id},
+               {"job_id", b.job_id},
+               {"attempt", b.attempt},
+               {"node", b.node},
+               {"pass", b.pass}};
+  httplib::MultipartFormDataItems items = {{"meta", meta.dump(), "", "application/json"}};
+  for (const auto& [name, content] : b.files)
+    items.push_back({"file", content, name, "application/octet-stream"});
+  httplib::Headers headers;
+  std::string c = cred ? *cred : credential(b.payload());
+  if (!c.empty()) headers.emplace("X-Firstfault-Munge", c);
+  return client.Post("/api/v1/bundles", headers, items);
+}
+
+// The example incident split into one bundle per node, as each node's
+// collector would send it: its job.json fragment, its nodes/<node>/ files,
+// and app/ from the first node (where the batch script ran).
+inline std::vector<Bundle> example_bundles(const std::string& example, const std::string& pass,
+                                           long long stamp) {
+  fs::path dir = fs::path(FF_SOURCE_DIR) / "examples" / "incidents" / example;
+  json job = json::parse(read_file(dir / "job.json"));
+  std::string job_id = job["job_id"];
+  std::vector<std::string> nodes = job["nodes"];
+  std::vector<Bundle> out;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const std::string& node = nodes[i];
+    Bundle b;
+    b.node = node;
+    b.job_id = job_id;
+    b.pass = pass;
+    b.bundle_id =
+        node + "-" + job_id + "-" + pass + "-" + std::to_string(stamp + static_cast<long long>(i));
+    json fragment = job;
+    json ranks = json::array();
+    for (const auto& r : job["ranks"])
+      if (r["node"] == node) ranks.push_back(r);
+    fragment["ranks"] = ranks;
+    fragment["node_info"] = json::object({{node, job["node_info"][node]}});
+    json coverage = json::array();
+    for (const auto& c : job["coverage"])
+      if (c["node"] == node) coverage.push_back(c);
+    fragment["coverage"] = coverage;
+    b.files.push_back({"job.json", fragment.dump(2)});
+    for (const auto& e : fs::directory_iterator(dir / "nodes" / node))
+      b.files.push_back(
+          {"nodes/" + node + "/" + e.path().filename().string(), read_file(e.path())});
+    if (i == 0 && fs::exists(dir / "app"))
+      for (const auto& e : fs::directory_iterator(dir / "app"))
+        b.files.push_back({"app/" + e.path().filename().string(), read_file(e.path())});
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+// Polls GET /api/v1/jobs/<id>/diagnosis until it answers 200 or `seconds` pass.
+inline std::optional<json> wait_for_diagnosis(httplib::Client& client, const std::string& job_id,
+                                              int seconds = 30) {
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  while (std::chrono::steady_clock::now() < until) {
+    auto res = client.Get("/api/v1/jobs/" + job_id + "/diagnosis");
+    if (res && res->status == 200) return json::parse(res->body);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return std::nullopt;
+}
+
+// Rows of one SQL count query against the agent's database.
+inline long long count_rows(const fs::path& db, const std::string& sql) {
+  sqlite3* h = nullptr;
+  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    sqlite3_close(h);
+    return -1;
+  }
+  sqlite3_busy_timeout(h, 5000);
+  sqlite3_stmt* st = nullptr;
+  long long n = -1;
+  if (sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr) == SQLITE_OK &&
+      sqlite3_step(st) == SQLITE_ROW)
+    n = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return n;
+}
+
+// Every regular file under `dir`, relative, sorted.
+inline std::vector<std::string> files_under(const fs::path& dir) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) return out;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (it->is_regular_file()) out.push_back(fs::relative(it->path(), dir).string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace fftest

@@ -1,0 +1,58 @@
+// agent/server/agent_config: the contract's keys, defaults, and errors that
+// name file and line.
+#include <gtest/gtest.h>
+
+#include "server/agent_config.h"
+
+namespace {
+
+using namespace ff::agent;
+
+TEST(AgentConfig, ContractExample) {
+  auto c = parse_agent_config(
+      "listen: 127.0.0.1:7421\n"
+      "state_dir: /var/lib/firstfault\n"
+      "database: /var/lib/firstfault/firstfault.db\n"
+      "allowed_uids: [1001, 1002]\n"
+      "fastpass_wait_s: 8\n"
+      "final_pass_deadline_s: 300\n"
+      "max_request_bytes: 268435456\n"
+      "scontrol: /usr/bin/scontrol\n"
+      "sacctmgr: auto\n",
+      "agent.yaml");
+  EXPECT_EQ(c.listen_host, "127.0.0.1");
+  EXPECT_EQ(c.listen_port, 7421);
+  EXPECT_EQ(c.database, "/var/lib/firstfault/firstfault.db");
+  EXPECT_EQ(c.allowed_uids, (std::vector<int>{1001, 1002}));
+  EXPECT_EQ(c.fastpass_wait_s, 8);
+  EXPECT_EQ(c.final_pass_deadline_s, 300);
+  EXPECT_EQ(c.max_request_bytes, 268435456u);
+  EXPECT_EQ(c.slurm.scontrol, "/usr/bin/scontrol");
+  EXPECT_EQ(c.slurm.sacctmgr, "auto");
+}
+
+TEST(AgentConfig, DatabaseDefaultsIntoStateDir) {
+  auto c = parse_agent_config("state_dir: /srv/ff\n", "a.yaml");
+  EXPECT_EQ(c.database, "/srv/ff/firstfault.db");
+}
+
+TEST(AgentConfig, ErrorsNameFileAndLine) {
+  try {
+    parse_agent_config("listen: 127.0.0.1:7421\nfastpass_wait_s: soon\n", "/etc/ff/agent.yaml");
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("/etc/ff/agent.yaml:2: ", 0), 0u) << e.what();
+  }
+  try {
+    parse_agent_config("state_dir: /x\n\nlisten_port: 1\n", "a.yaml");
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()), "a.yaml:3: unknown setting 'listen_port'");
+  }
+  EXPECT_THROW(parse_agent_config("listen: nowhere\n", "a.yaml"), ConfigError);
+  EXPECT_THROW(parse_agent_config("state_dir: relative\n", "a.yaml"), ConfigError);
+  EXPECT_THROW(parse_agent_config("listen: [\n", "a.yaml"), ConfigError);
+  EXPECT_THROW(load_agent_config("/nonexistent/agent.yaml"), ConfigError);
+}
+
+}  // namespace

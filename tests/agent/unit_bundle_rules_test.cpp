@@ -1,0 +1,46 @@
+// agent/server/bundle_rules: names from the network that become paths.
+#include <gtest/gtest.h>
+
+#include "server/bundle_rules.h"
+
+namespace {
+
+using namespace ff::agent;
+
+TEST(BundleRules, JobIds) {
+  EXPECT_TRUE(valid_job_id("12"));
+  EXPECT_TRUE(valid_job_id("12_3"));
+  EXPECT_FALSE(valid_job_id(""));
+  EXPECT_FALSE(valid_job_id("12_"));
+  EXPECT_FALSE(valid_job_id("12+1"));
+  EXPECT_FALSE(valid_job_id("../12"));
+  EXPECT_FALSE(valid_job_id("1 2"));
+}
+
+TEST(BundleRules, NodeNames) {
+  EXPECT_TRUE(valid_node_name("gpu-a01"));
+  EXPECT_TRUE(valid_node_name("n1.cluster_x"));
+  EXPECT_FALSE(valid_node_name(".."));
+  EXPECT_FALSE(valid_node_name("-n1"));
+  EXPECT_FALSE(valid_node_name("n/1"));
+  EXPECT_FALSE(valid_node_name(std::string(65, 'a')));
+}
+
+TEST(BundleRules, AllowedPaths) {
+  for (const char* p :
+       {"job.json", "nodes/n1/kernel", "nodes/n1/kernel.log", "nodes/n1/syslog.1.gz",
+        "nodes/n1/syslog-20261101", "nodes/n1/fabricmanager.log", "nodes/n1/slurmd.log",
+        "nodes/n1/app.log", "app/slurm-12.out", "app/train run 12.out"})
+    EXPECT_EQ(bundle_path_problem(p, "n1"), "") << p;
+}
+
+TEST(BundleRules, RefusedPaths) {
+  for (const char* p :
+       {"../x", "/etc/passwd", "nodes/other/kernel", "nodes/n1/../../x", "nodes/n1/sub/kernel",
+        "nodes/n1/passwd", "nodes/n1/apport.log", "nodes/n1/", "app/../x", "app/.hidden", "app/a/b",
+        "cluster/slurmctld.log", "metrics/x.json", "job.json/x", "", "nodes//kernel", "./job.json",
+        "nodes/n1/kernel..x"})
+    EXPECT_NE(bundle_path_problem(p, "n1"), "") << p;
+}
+
+}  // namespace

@@ -1,0 +1,151 @@
+// agent/server/incident_merger: the incident depends on the set of bundles,
+// not on their arrival order; an Epilog bundle beats a step bundle; the
+// newest bundle (by the stamp in its id) of a node wins.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "server/incident_merger.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace ff::agent;
+using nlohmann::json;
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void write_file(const fs::path& p, const std::string& text) {
+  fs::create_directories(p.parent_path());
+  std::ofstream(p, std::ios::binary) << text;
+}
+
+class MergerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/ff-merger-XXXXXX";
+    root_ = mkdtemp(tmpl);
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  BundleRecord bundle(const std::string& node, const std::string& pass, long long stamp,
+                      const json& fragment, const std::string& kernel,
+                      const std::string& app = "") {
+    BundleRecord b;
+    b.node = node;
+    b.pass = pass;
+    b.job_id = "12";
+    b.bundle_id = node + "-12-" + pass + "-" + std::to_string(stamp);
+    b.path = StateLayout::bundle_rel(key_, b.bundle_id);
+    fs::path dir = root_ / b.path;
+    write_file(dir / "job.json", fragment.dump());
+    write_file(dir / "nodes" / node / "kernel", kernel);
+    if (!app.empty()) write_file(dir / "app" / "slurm-12.out", app);
+    return b;
+  }
+
+  std::vector<BundleRecord> sample() {
+    json n1 = {{"job_id", "12"},
+               {"nodes", {"n1", "n2", "n10"}},
+               {"start_time", "2026-11-30T05:00:02Z"},
+               {"ranks", {{{"rank", 1}, {"node", "n1"}}}},
+               {"node_info", {{"n1", {{"boot_time", "2026-11-01T00:00:00Z"}}}}},
+               {"coverage", {{{"collector", "kernel"}, {"node", "n1"}, {"status", "ok"}}}}};
+    json n1_old = n1;
+    n1_old["coverage"] = {{{"collector", "kernel"}, {"node", "n1"}, {"status", "error"}}};
+    json n2_step = {{"job_id", "12"},
+                    {"nodes", {"n1", "n2"}},
+                    {"start_time", "2026-11-30T05:00:01Z"},
+                    {"ranks", {{{"rank", 0}, {"node", "n2"}}}}};
+    json n2_epilog = n2_step;
+    n2_epilog["end_time"] = "2026-11-30T06:00:00Z";
+    n2_epilog["ranks"] = {{{"rank", 0}, {"node", "n2"}, {"exit_code", "1:0"}}};
+    json n10 = {{"job_id", "12"}, {"ranks", {{{"rank", 2}, {"node", "n10"}}}}};
+    return {bundle("n1", "step", 200, n1, "n1 new\n", "new output\n"),
+            bundle("n1", "step", 100, n1_old, "n1 old\n", "old output\n"),
+            bundle("n2", "step", 900, n2_step, "n2 step\n"),
+            bundle("n2", "epilog", 300, n2_epilog, "n2 epilog\n"),
+            bundle("n10", "step", 50, n10, "n10\n")};
+  }
+
+  fs::path root_;
+  JobKey key_{"12", 0};
+};
+
+TEST_F(MergerTest, ArrivalOrderDoesNotMatter) {
+  StateLayout layout(root_);
+  auto bundles = sample();
+  rebuild_incident(layout, key_, bundles, {});
+  std::string first = read_file(layout.incident(key_) / "job.json");
+  std::reverse(bundles.begin(), bundles.end());
+  std::swap(bundles[1], bundles[3]);
+  rebuild_incident(layout, key_, bundles, {});
+  EXPECT_EQ(read_file(layout.incident(key_) / "job.json"), first);
+}
+
+TEST_F(MergerTest, WinnersAndUnions) {
+  StateLayout layout(root_);
+  MergeResult r = rebuild_incident(layout, key_, sample(), {});
+  fs::path inc = layout.incident(key_);
+  EXPECT_EQ(read_file(inc / "nodes/n1/kernel"), "n1 new\n");     // newest step bundle
+  EXPECT_EQ(read_file(inc / "nodes/n2/kernel"), "n2 epilog\n");  // Epilog beats a newer step
+  EXPECT_EQ(read_file(inc / "app/slurm-12.out"), "new output\n");
+  json job = json::parse(read_file(inc / "job.json"));
+  EXPECT_EQ(job["nodes"], json({"n1", "n2", "n10"}));  // union, Slurm's order
+  EXPECT_EQ(job["ranks"].size(), 3u);
+  EXPECT_EQ(job["ranks"][0]["rank"], 0);
+  EXPECT_EQ(job["ranks"][0]["exit_code"], "1:0");
+  EXPECT_EQ(job["start_time"], "2026-11-30T05:00:01Z");
+  EXPECT_EQ(job["end_time"], "2026-11-30T06:00:00Z");
+  EXPECT_EQ(job["coverage"].size(), 1u);
+  EXPECT_EQ(job["coverage"][0]["status"], "ok");
+  EXPECT_EQ(job["node_info"]["n1"]["boot_time"], "2026-11-01T00:00:00Z");
+  EXPECT_EQ(job["job_id"], "12");
+  EXPECT_EQ(job["attempt"], 0);
+  EXPECT_TRUE(r.problems.empty());
+}
+
+TEST_F(MergerTest, SlurmAndFastPassFacts) {
+  setenv("TZ", "UTC", 1);
+  StateLayout layout(root_);
+  MergeFacts facts;
+  SlurmJob slurm;
+  slurm.state = "NODE_FAIL";
+  slurm.exit_code = "0:0";
+  slurm.nodes = {"n1", "n2", "n10", "n11"};
+  slurm.end_time = "2026-11-30T07:00:00Z";
+  write_file(root_ / "out" / "slurm-12.err", "Traceback\n");
+  slurm.std_err = (root_ / "out" / "slurm-12.err").string();
+  facts.slurm = slurm;
+  json job = rebuild_incident(layout, key_, sample(), facts).job;
+  EXPECT_EQ(job["state"], "NODE_FAIL");
+  EXPECT_EQ(job["nodes"], json({"n1", "n2", "n10", "n11"}));
+  EXPECT_EQ(job["end_time"], "2026-11-30T07:00:00Z");
+  EXPECT_EQ(read_file(layout.incident(key_) / "app/slurm-12.err"), "Traceback\n");
+
+  MergeFacts fast;
+  fast.state_override = "FAILED";
+  fast.exit_code_override = exit_code_from_wait_status(5 << 8);
+  job = rebuild_incident(layout, key_, sample(), fast).job;
+  EXPECT_EQ(job["state"], "FAILED");
+  EXPECT_EQ(job["exit_code"], "5:0");
+  EXPECT_EQ(exit_code_from_wait_status(9), "0:9");
+}
+
+TEST(NodeOrder, NumbersCompareAsNumbers) {
+  EXPECT_TRUE(node_name_less("n2", "n10"));
+  EXPECT_FALSE(node_name_less("n10", "n2"));
+  EXPECT_TRUE(node_name_less("a01", "a2"));
+  EXPECT_TRUE(node_name_less("a", "b"));
+}
+
+}  // namespace
