@@ -18,7 +18,6 @@
 #include "server/http_api.h"
 #include "server/job_locks.h"
 #include "server/job_tracker.h"
-#include "server/locked_store.h"
 #include "server/pass_runner.h"
 #include "server/request_auth.h"
 #include "server/startup_recovery.h"
@@ -98,7 +97,7 @@ int run_agent(const AgentConfig& config) {
     fs::create_directories(layout.tmp());
     if (fs::path(config.database).has_parent_path())
       fs::create_directories(fs::path(config.database).parent_path());
-    store = std::make_unique<LockedStore>(DiagnosisStore::open(config.database));
+    store = DiagnosisStore::open(config.database);  // thread-safe: one connection behind a mutex
   } catch (const std::exception& e) {
     spdlog::error("cannot open the state: {}", e.what());
     return 1;

@@ -53,7 +53,7 @@ PassRunner::PassRunner(StateLayout layout, DiagnosisStore& store, SlurmClient& s
       locks_(locks),
       rules_(std::move(rules)) {}
 
-std::optional<SlurmJob> PassRunner::slurm_job(const JobKey& key, int timeout_ms) {
+std::optional<SlurmJob> PassRunner::slurm_job(const JobKey& key, int timeout_ms, bool for_pass) {
   auto now = Clock::now();
   auto for_attempt = [&](const std::optional<SlurmJob>& job) -> std::optional<SlurmJob> {
     // Slurm's record is of the newest attempt; an older attempt's bundles get
@@ -64,7 +64,11 @@ std::optional<SlurmJob> PassRunner::slurm_job(const JobKey& key, int timeout_ms)
   {
     std::lock_guard<std::mutex> lock(cache_mutex_);
     auto it = cache_.find(key.job_id);
-    if (it != cache_.end() && now < it->second.until) return for_attempt(it->second.job);
+    // A pass decides on the Comment and the terminal state: a cached record
+    // of a job that was still live may be stale by now, so a pass asks again.
+    bool live = it != cache_.end() && it->second.job && it->second.job->running();
+    if (it != cache_.end() && now < it->second.until && !(for_pass && live))
+      return for_attempt(it->second.job);
   }
   JobLookup lookup = slurm_.show_job(key.job_id, timeout_ms);
   if (lookup.status == JobLookup::Status::error)
@@ -98,7 +102,7 @@ PassOutcome PassRunner::run(const JobKey& key, const std::string& trigger,
                             std::optional<int> batch_exit_status,
                             std::optional<Clock::time_point> answer_by) {
   PassOutcome out;
-  auto slurm = slurm_job(key, ms_left(answer_by) / 4);
+  auto slurm = slurm_job(key, ms_left(answer_by) / 4, /*for_pass=*/true);
   auto mutex = locks_.of(key);
   std::lock_guard<std::mutex> lock(*mutex);
 
@@ -125,10 +129,11 @@ PassOutcome PassRunner::run(const JobKey& key, const std::string& trigger,
     out.error = "incident of job " + key.str() + " is unusable: " + result.problem;
     return out;
   }
+  // Stored as the engine wrote it, so `firstfault show --format json` gives
+  // the same bytes as `firstfault analyze` on the merged incident.
   std::string text = diagnosis_to_json(result.diagnosis);
-  json diagnosis = json::parse(text);
-  out.record = store_.add_pass(key.job_id, key.attempt, trigger, diagnosis,
-                               static_cast<std::int64_t>(std::time(nullptr)));
+  out.record = store_.add_pass_text(key.job_id, key.attempt, trigger, text,
+                                    static_cast<std::int64_t>(std::time(nullptr)));
   // The reply uses these; they are ours whatever the store filled in.
   out.record.trigger = trigger;
   out.record.verdict = result.diagnosis.verdict;
@@ -160,22 +165,16 @@ std::string PassRunner::apply_comment_rules(const JobKey& key, const std::string
   written = false;
   if (verdict == "no_failure" || verdict.empty() || summary.empty()) return "not_needed";
   // The fast pass runs while the batch step exits: the job still runs unless
-  // scontrol says otherwise. Other passes follow the job's end.
-  bool running = slurm ? slurm->running() : trigger == "fastpass";
-  if (!running) {
+  // scontrol says otherwise. Once the job ended (COMPLETING included) slurmctld
+  // refuses the update, so only the accounting copy is left.
+  bool accepts = slurm ? slurm->accepts_comment() : trigger == "fastpass";
+  if (!accepts) {
     std::string status = slurm_.set_comment_after_end(key.job_id, summary);
     written = status.rfind("written", 0) == 0;
     return status;
   }
   std::string status = slurm_.set_comment(key.job_id, summary, timeout_ms);
   written = status == "written";
-  // COMPLETING: the job record still takes the Comment, but its completion
-  // may already be on its way to slurmdbd, so the accounting copy is set too.
-  if (slurm && slurm->state == "COMPLETING") {
-    std::string accounting = slurm_.set_comment_after_end(key.job_id, summary);
-    written = written || accounting.rfind("written", 0) == 0;
-    status += "; " + accounting;
-  }
   return status;
 }
 

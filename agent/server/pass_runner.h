@@ -49,7 +49,7 @@ class PassRunner {
   // scontrol's view of the job when it is about this attempt; cached for a
   // few seconds so a burst of bundles costs one scontrol call, and for a
   // minute after scontrol failed (a controller that is down answers slowly).
-  std::optional<SlurmJob> slurm_job(const JobKey& key, int timeout_ms = 0);
+  std::optional<SlurmJob> slurm_job(const JobKey& key, int timeout_ms = 0, bool for_pass = false);
 
  private:
   std::string apply_comment_rules(const JobKey& key, const std::string& trigger,

@@ -38,11 +38,21 @@ bool is_null(const std::string& v) {
 }  // namespace
 
 bool SlurmJob::running() const {
-  // COMPLETING: the Epilog runs, the job record still takes a Comment.
+  // COMPLETING: the Epilog runs; scontrol shows the flag, not the final state.
   static const char* const kLive[] = {"PENDING",     "RUNNING",  "SUSPENDED", "COMPLETING",
                                       "CONFIGURING", "RESIZING", "REQUEUED",  "STAGE_OUT",
                                       "SIGNALING",   "STOPPED"};
   for (const char* s : kLive)
+    if (state == s) return true;
+  return false;
+}
+
+bool SlurmJob::accepts_comment() const {
+  // scontrol prints a flag name (CONFIGURING, RESIZING, STOPPED) instead of
+  // the base state for some flags; these three only occur on a live job.
+  static const char* const kAccepting[] = {"PENDING",     "RUNNING",  "SUSPENDED",
+                                           "CONFIGURING", "RESIZING", "STOPPED"};
+  for (const char* s : kAccepting)
     if (state == s) return true;
   return false;
 }

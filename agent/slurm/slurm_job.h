@@ -26,8 +26,13 @@ struct SlurmJob {
   std::string comment;
   std::map<std::string, std::string> fields;  // every key=value of the line
 
-  // The job has not ended yet: a Comment written now reaches the job record.
+  // The job has not reached a terminal state that scontrol shows: its final
+  // state and end time are not known yet (COMPLETING included).
   bool running() const;
+  // slurmctld still accepts a Comment update. It refuses one as soon as the
+  // job's base state is past SUSPENDED (IS_JOB_FINISHED), which includes
+  // COMPLETING and STAGE_OUT: the Epilog is already too late.
+  bool accepts_comment() const;
 };
 
 // Splits one `-o` line into key=value pairs. Values may hold spaces

@@ -108,6 +108,17 @@ TEST(ScontrolParser, ArrayTaskIsNamedByItsArrayId) {
   EXPECT_TRUE(job->running());
 }
 
+// slurmctld refuses a Comment once the job's base state is past SUSPENDED;
+// COMPLETING (the Epilog runs) is already too late.
+TEST(ScontrolParser, OnlyALiveJobAcceptsAComment) {
+  for (const char* state : {"PENDING", "RUNNING", "SUSPENDED", "CONFIGURING"})
+    EXPECT_TRUE(parse_show_job(std::string("JobId=5 JobState=") + state + "\n")->accepts_comment())
+        << state;
+  for (const char* state : {"COMPLETING", "FAILED", "TIMEOUT", "COMPLETED", "STAGE_OUT"})
+    EXPECT_FALSE(parse_show_job(std::string("JobId=5 JobState=") + state + "\n")->accepts_comment())
+        << state;
+}
+
 TEST(ScontrolParser, NoRecordIsNotFound) {
   EXPECT_FALSE(parse_show_job(""));
   EXPECT_FALSE(parse_show_job("slurm_load_jobs error: Invalid job id specified\n"));

@@ -42,4 +42,18 @@ XID_LINE='NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, name=python, GPU has fallen 
   [ "$domain" = gpu ]
   [[ $sub_domain == gpu.fallen_off_bus* ]]
   [ "$root" = n2 ]
+
+  # The fast pass wrote the Comment; a later pass never retries scontrol on
+  # a finished job (slurmctld refuses it) and, without accounting, says so.
+  [ "$(db "SELECT comment_status FROM diagnoses WHERE job_id = '$JOB' AND trigger = 'fastpass'")" = written ]
+  run db "SELECT comment_status FROM diagnoses WHERE job_id = '$JOB' AND trigger IN ('final','deadline')"
+  echo "final comment status: $output"
+  [ "$output" = "skipped: no accounting" ]
+
+  # `firstfault show` prints the stored diagnosis byte for byte as
+  # `firstfault analyze` prints it for the merged incident the agent kept.
+  ff="$FF_ROOT/install/bin/firstfault"
+  FIRSTFAULT_DB="$DB" "$ff" show "$JOB" --format json >"$WORK/show.json"
+  "$ff" analyze "$FF_ROOT/agent/jobs/$JOB/0/incident" --format json >"$WORK/analyze.json"
+  cmp "$WORK/show.json" "$WORK/analyze.json"
 }
