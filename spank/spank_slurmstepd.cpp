@@ -5,6 +5,7 @@
 
 #include <charconv>
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <ctime>
 #include <memory>
@@ -124,6 +125,15 @@ void StartStepCollection(const StepState& state) {
     return;
   }
   LogInfo("job " + state.job_id + " step " + state.step + " failed: started " + argv[0] + " step");
+}
+
+// A batch script ended by SIGTERM/SIGKILL was killed by Slurm (time limit,
+// scancel, preemption): the job has already ended, slurmctld would refuse the
+// Comment, and waiting for a fast pass would only hold the job in COMPLETING.
+// Its bundle goes early, detached, like a failed step's.
+bool KilledBySlurm(int wait_status) {
+  return WIFSIGNALED(wait_status) &&
+         (WTERMSIG(wait_status) == SIGTERM || WTERMSIG(wait_status) == SIGKILL);
 }
 
 // The batch script failed: while the job still runs, have the agent diagnose it and
@@ -248,10 +258,10 @@ int StepdExit(spank_t /*spank*/, int /*argc*/, char** /*argv*/) {
   std::lock_guard<std::mutex> lock(state->mutex);
   if (IsBatchStep(*state)) {
     if (!state->batch_script_status || !IsFailedExit(*state->batch_script_status)) return 0;
-    if (state->args.fastpass_timeout_s > 0) {
+    if (state->args.fastpass_timeout_s > 0 && !KilledBySlurm(*state->batch_script_status)) {
       RunFastPass(*state, *state->batch_script_status);
     } else {
-      StartStepCollection(*state);  // fast pass disabled: the bundle still goes early
+      StartStepCollection(*state);  // no fast pass: the bundle still goes early
     }
     return 0;
   }

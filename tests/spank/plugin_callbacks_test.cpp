@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -290,6 +291,22 @@ TEST_F(PluginCallbacksTest, FastPassDisabledStillSendsTheStepBundle) {
   ForkTask(0, 0, 5000);
   EndTask(0, 0, 5000, 256);
   EXPECT_EQ(Call("slurm_spank_exit"), 0);
+  std::vector<std::string> calls = CollectorCalls(1, milliseconds(5000));
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].substr(0, 5), "step ");
+}
+
+// Time limit, scancel, preemption: Slurm killed the script, the job already
+// ended and takes no Comment, so nothing waits; the bundle still goes early.
+TEST_F(PluginCallbacksTest, BatchScriptKilledBySlurmSkipsTheFastPass) {
+  WriteCollector(60);
+  args_.push_back("fastpass_timeout=5");
+  StartStep(kBatchStep);
+  ForkTask(0, 0, 5000);
+  EndTask(0, 0, 5000, SIGTERM);  // wait status of a SIGTERM death
+  Clock::time_point start = Clock::now();
+  EXPECT_EQ(Call("slurm_spank_exit"), 0);
+  EXPECT_LT(std::chrono::duration_cast<milliseconds>(Clock::now() - start).count(), 100);
   std::vector<std::string> calls = CollectorCalls(1, milliseconds(5000));
   ASSERT_EQ(calls.size(), 1u);
   EXPECT_EQ(calls[0].substr(0, 5), "step ");
