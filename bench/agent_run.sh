@@ -37,6 +37,9 @@ database: $work/state/firstfault.db
 fastpass_wait_s: 8
 final_pass_deadline_s: 600
 sacctmgr: "off"
+# No Slurm job stands behind the synthetic one: scontrol fails at once instead
+# of waiting out its bound on a controller that may not run.
+scontrol: /bin/false
 YAML
 "$ff" agent --config "$work/agent.yaml" >"$work/agent.log" 2>&1 &
 agent_pid=$!
@@ -50,6 +53,7 @@ done
   --incident "$work/incident" --job-id 990001 --concurrency "$concurrency" | tee "$work/upload.out"
 agent_rss=$(awk '/VmHWM/ {print $2}' "/proc/$agent_pid/status")
 echo "agent_peak_rss_kib=$agent_rss"
+grep -E "pass [0-9]+ \(" "$work/agent.log" | tail -1
 
 merged="$work/state/jobs/990001/0/incident"
 start=$(date +%s.%N)
