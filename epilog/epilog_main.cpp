@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "common/node_name_pattern.h"
+
 namespace {
 
 constexpr const char* kDefaultConfig = "/etc/firstfault/node.yaml";
@@ -28,19 +30,6 @@ constexpr const char* kCollectorName = "firstfault-collect";
 std::string env(const char* name) {
   const char* v = std::getenv(name);
   return v ? v : "";
-}
-
-std::string replace_node(const std::string& text, const std::string& node) {
-  std::string out;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '%' && i + 1 < text.size() && text[i + 1] == 'n') {
-      out += node;
-      ++i;
-    } else {
-      out += text[i];
-    }
-  }
-  return out;
 }
 
 // `key: value` at the top level of the YAML config; quotes and a trailing
@@ -178,9 +167,13 @@ void run(int argc, char** argv) {
   for (char c : job_id)
     if (!(c >= '0' && c <= '9') && c != '_') return;
 
+  // The user opted the job out (`--firstfault=off`): slurmd hands the
+  // option of sbatch/salloc to the Epilog under this name.
+  if (env("SPANK__SLURM_SPANK_OPTION_firstfault_firstfault") == "off") return;
+
   std::string config_text = read_small_file(config_path);
   std::string spool = config_value(config_text, "spool");
-  spool = replace_node(spool.empty() ? kDefaultSpool : spool, node);
+  spool = ff::expand_node_name(spool.empty() ? kDefaultSpool : spool, node);
   std::string collector = config_value(config_text, "collector");
   if (collector.empty()) collector = own_directory() + "/" + kCollectorName;
 

@@ -1,5 +1,7 @@
 #include "spank/plugin_args.h"
 
+#include "common/node_name_pattern.h"
+
 #include <charconv>
 
 namespace firstfault::spank {
@@ -79,24 +81,7 @@ ParsedPluginArgs ParsePluginArgs(int argc, char** argv) {
 }
 
 std::string ExpandNodeName(std::string_view pattern, std::string_view node) {
-  std::string expanded;
-  expanded.reserve(pattern.size() + node.size());
-  for (size_t i = 0; i < pattern.size(); ++i) {
-    if (pattern[i] == '%' && i + 1 < pattern.size()) {
-      if (pattern[i + 1] == 'n') {
-        expanded += node;
-        ++i;
-        continue;
-      }
-      if (pattern[i + 1] == '%') {
-        expanded += '%';
-        ++i;
-        continue;
-      }
-    }
-    expanded += pattern[i];
-  }
-  return expanded;
+  return ff::expand_node_name(pattern, node);
 }
 
 }  // namespace firstfault::spank

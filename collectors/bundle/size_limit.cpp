@@ -1,5 +1,7 @@
 #include "bundle/size_limit.h"
 
+#include "sources/tail_copy.h"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -15,28 +17,7 @@ std::uint64_t keep_tail(const std::filesystem::path& path, std::uint64_t size, s
   int in = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   int out = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   std::uint64_t written = 0;
-  if (in >= 0 && out >= 0) {
-    std::vector<char> buf(256 * 1024);
-    std::uint64_t pos = size - keep;
-    bool skip_partial = pos > 0;
-    while (pos < size) {
-      ssize_t n = ::pread(in, buf.data(), std::min<std::uint64_t>(buf.size(), size - pos),
-                          static_cast<off_t>(pos));
-      if (n <= 0) break;
-      pos += static_cast<std::uint64_t>(n);
-      const char* p = buf.data();
-      std::size_t len = static_cast<std::size_t>(n);
-      if (skip_partial) {
-        const char* nl = static_cast<const char*>(std::memchr(p, '\n', len));
-        if (!nl) continue;
-        len -= static_cast<std::size_t>(nl + 1 - p);
-        p = nl + 1;
-        skip_partial = false;
-      }
-      if (::write(out, p, len) != static_cast<ssize_t>(len)) break;
-      written += len;
-    }
-  }
+  if (in >= 0 && out >= 0) written = copy_tail_from_line_start(in, out, size - keep, size).written;
   if (in >= 0) ::close(in);
   if (out >= 0) ::close(out);
   std::error_code ec;

@@ -1,5 +1,7 @@
 #include "config/node_config.h"
 
+#include "common/node_name_pattern.h"
+
 #include <spdlog/spdlog.h>
 #include <yaml-cpp/yaml.h>
 
@@ -88,17 +90,7 @@ void read_sources(const std::filesystem::path& path, const YAML::Node& node, Nod
 }  // namespace
 
 std::string expand_node_name(const std::string& text, const std::string& node) {
-  std::string out;
-  out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '%' && i + 1 < text.size() && text[i + 1] == 'n') {
-      out += node;
-      ++i;
-    } else {
-      out += text[i];
-    }
-  }
-  return out;
+  return ff::expand_node_name(text, node);
 }
 
 NodeConfig default_node_config(const std::string& node) {

@@ -1,5 +1,7 @@
 #include "sources/app_output.h"
 
+#include "sources/tail_copy.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -63,30 +65,11 @@ AppOutputCopy copy_app_output(const std::string& path, const std::string& node,
     result.coverage.detail = out_path.string() + ": " + std::strerror(errno);
     return result;
   }
-  std::vector<char> buf(256 * 1024);
-  std::uint64_t pos = from, written = 0, lines = 0;
-  bool skip_partial = from > 0;  // a cut starts at a line boundary
-  while (pos < size) {
-    ssize_t n = ::pread(in, buf.data(), std::min<std::uint64_t>(buf.size(), size - pos),
-                        static_cast<off_t>(pos));
-    if (n <= 0) break;
-    pos += static_cast<std::uint64_t>(n);
-    const char* p = buf.data();
-    std::size_t len = static_cast<std::size_t>(n);
-    if (skip_partial) {
-      const char* nl = static_cast<const char*>(std::memchr(p, '\n', len));
-      if (!nl) continue;
-      len -= static_cast<std::size_t>(nl + 1 - p);
-      p = nl + 1;
-      skip_partial = false;
-    }
-    lines += static_cast<std::uint64_t>(std::count(p, p + len, '\n'));
-    if (::write(out, p, len) != static_cast<ssize_t>(len)) {
-      result.coverage.status = "error";
-      result.coverage.detail = out_path.string() + ": write failed";
-      break;
-    }
-    written += len;
+  TailCopy copy = copy_tail_from_line_start(in, out, from, size);
+  std::uint64_t written = copy.written, lines = copy.lines;
+  if (copy.write_failed) {
+    result.coverage.status = "error";
+    result.coverage.detail = out_path.string() + ": write failed";
   }
   ::close(in);
   ::close(out);
