@@ -57,13 +57,20 @@ Options parse_args(int argc, char** argv) {
       if (i + 1 >= argc) usage(64);
       return argv[++i];
     };
-    if (a == "-h" || a == "--help") usage(0);
-    else if (a == "--agent") o.agent = value();
-    else if (a == "--incident") o.incident = value();
-    else if (a == "--job-id") o.job_id = value();
-    else if (a == "--concurrency") o.concurrency = std::stoi(value());
-    else if (a == "--timeout-s") o.timeout_s = std::stoi(value());
-    else usage(64);
+    if (a == "-h" || a == "--help")
+      usage(0);
+    else if (a == "--agent")
+      o.agent = value();
+    else if (a == "--incident")
+      o.incident = value();
+    else if (a == "--job-id")
+      o.job_id = value();
+    else if (a == "--concurrency")
+      o.concurrency = std::stoi(value());
+    else if (a == "--timeout-s")
+      o.timeout_s = std::stoi(value());
+    else
+      usage(64);
   }
   if (o.incident.empty() || o.job_id.empty() || o.concurrency < 1) usage(64);
   return o;
@@ -117,8 +124,11 @@ Bundle make_bundle(const Options& o, const nlohmann::json& job, const std::strin
     if (c.value("node", "") == node) coverage.push_back(c);
   fragment["coverage"] = coverage;
 
-  nlohmann::json meta = {{"bundle_id", b.bundle_id}, {"job_id", o.job_id}, {"attempt", 0},
-                         {"node", node},           {"pass", "epilog"}};
+  nlohmann::json meta = {{"bundle_id", b.bundle_id},
+                         {"job_id", o.job_id},
+                         {"attempt", 0},
+                         {"node", node},
+                         {"pass", "epilog"}};
   b.items.push_back({"meta", meta.dump(), "", "application/json"});
   std::string job_text = fragment.dump();
   b.bytes += job_text.size();
