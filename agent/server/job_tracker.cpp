@@ -90,6 +90,7 @@ void JobTracker::work() {
     for (const auto& [key, p] : jobs_)
       if (p.deadline_armed && !p.deadline_done && p.epilog_bundles_at_final == 0)
         next = std::min(next, p.deadline);
+    for (const auto& key : retries_) next = std::min(next, jobs_[key].retry_at);
     if (queued_.empty()) {
       if (next == Clock::time_point::max())
         changed_.wait(lock);
@@ -101,6 +102,14 @@ void JobTracker::work() {
     std::set<JobKey> work = std::move(queued_);
     queued_.clear();
     auto now = Clock::now();
+    for (auto it = retries_.begin(); it != retries_.end();) {
+      if (jobs_[*it].retry_at <= now) {
+        work.insert(*it);
+        it = retries_.erase(it);
+      } else {
+        ++it;
+      }
+    }
     std::vector<JobKey> expired;
     for (auto& [key, p] : jobs_)
       if (p.deadline_armed && !p.deadline_done && p.epilog_bundles_at_final == 0 &&
@@ -158,6 +167,7 @@ void JobTracker::process(const JobKey& key) {
     runner_.rebuild(key);
     return;
   }
+  if (!terminal_state_known(key)) return;  // asked again in a second
   PassOutcome out = runner_.run(key, "final");
   if (!out.ok) {
     spdlog::warn("job {}: final pass: {}", key.str(), out.error);
@@ -165,6 +175,32 @@ void JobTracker::process(const JobKey& key) {
   }
   std::lock_guard<std::mutex> lock(mutex_);
   jobs_[key].epilog_bundles_at_final = epilog_bundles;
+}
+
+bool JobTracker::terminal_state_known(const JobKey& key) {
+  auto slurm = runner_.slurm_job(key, 0, /*for_pass=*/true);
+  auto now = Clock::now();
+  std::lock_guard<std::mutex> lock(mutex_);
+  Progress& p = jobs_[key];
+  if (!slurm || !slurm->running()) {
+    p.final_waiting = false;
+    return true;
+  }
+  if (!p.final_waiting) {
+    p.final_waiting = true;
+    p.final_wait_limit = now + kTerminalStateWait;
+  }
+  if (now >= p.final_wait_limit) {
+    spdlog::info("job {}: still {} {} s after its last Epilog bundle: final pass without it",
+                 key.str(), slurm->state, kTerminalStateWait.count());
+    p.final_waiting = false;
+    return true;
+  }
+  spdlog::debug("job {}: every Epilog bundle is in, the job is still {}: waiting", key.str(),
+                slurm->state);
+  p.retry_at = now + kTerminalStateRetry;
+  retries_.insert(key);
+  return false;
 }
 
 }  // namespace ff::agent

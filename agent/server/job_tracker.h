@@ -6,6 +6,12 @@
 //
 // The job's nodes are scontrol's NodeList when Slurm still knows the job,
 // else the union of the `nodes` the bundles' job.json fragments name.
+//
+// When every Epilog bundle is in but scontrol still shows the job live
+// (COMPLETING: slurmctld has not yet heard every node's Epilog end), the final
+// pass waits for the terminal state, re-asking every second for at most
+// kTerminalStateWait: FAILED, TIMEOUT or NODE_FAIL decides the scheduler
+// domain, and a pass without it would guess.
 #pragma once
 
 #include <chrono>
@@ -25,6 +31,8 @@ namespace ff::agent {
 class JobTracker {
  public:
   using Clock = std::chrono::steady_clock;
+  static constexpr std::chrono::seconds kTerminalStateWait{30};
+  static constexpr std::chrono::seconds kTerminalStateRetry{1};
 
   JobTracker(PassRunner& runner, std::chrono::seconds final_pass_deadline);
   ~JobTracker();
@@ -52,11 +60,18 @@ class JobTracker {
     bool deadline_armed = false;
     bool deadline_done = false;
     Clock::time_point deadline{};
+    // Waiting for the terminal state before the final pass.
+    bool final_waiting = false;
+    Clock::time_point final_wait_limit{};
+    Clock::time_point retry_at{};
   };
 
   void work();
   bool stopping();
   void process(const JobKey& key);
+  // False (and a retry queued) while scontrol shows the job live and the
+  // wait is not over; the tracker lock must not be held.
+  bool terminal_state_known(const JobKey& key);
   // Nodes of the job; the tracker lock must not be held (may run scontrol).
   std::vector<std::string> job_nodes(const JobKey& key);
 
@@ -66,6 +81,7 @@ class JobTracker {
   std::condition_variable changed_;
   std::map<JobKey, Progress> jobs_;
   std::set<JobKey> queued_;
+  std::set<JobKey> retries_;  // final passes waiting for the terminal state
   bool stopping_ = false;
   std::thread worker_;
 };

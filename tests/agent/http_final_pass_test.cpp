@@ -64,6 +64,29 @@ TEST(FinalPass, AfterEveryNodesEpilogBundle) {
   EXPECT_EQ(list["diagnoses"][0]["trigger"], "final");
 }
 
+// Every Epilog bundle is in while slurmctld still shows the job COMPLETING:
+// the final pass waits for the terminal state instead of guessing it.
+TEST(FinalPass, WaitsForTheTerminalStateOfACompletingJob) {
+  FakeSlurm s = ended_job_with_accounting();
+  std::string failed_line = s.job_line;
+  s.job_line.replace(s.job_line.find("JobState=FAILED"), 15, "JobState=COMPLETING");
+  AgentProcess agent("", s);
+  auto client = agent.client();
+  for (const auto& b : example_bundles("01-xid79-fallen-off-bus", "epilog", 1796000000000000000LL))
+    ASSERT_EQ(upload(client, b)->status, 201);
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  EXPECT_EQ(client.Get("/api/v1/jobs/48213/diagnosis")->status, 404) << agent.log();
+
+  write_file(agent.dir() / "job.txt", failed_line + "\n");  // slurmctld heard the last Epilog
+  auto d = wait_for_diagnosis(client, "48213");
+  ASSERT_TRUE(d) << agent.log();
+  EXPECT_EQ((*d)["terminal_state"], "FAILED");
+  EXPECT_EQ((*d)["verdict"], "attributed");
+  EXPECT_EQ(count_rows(agent.state() / "firstfault.db",
+                       "SELECT count(*) FROM diagnoses WHERE job_id = '48213'"),
+            1);
+}
+
 TEST(FinalPass, CompletedJobGetsNoComment) {
   FakeSlurm s;
   s.job_line = "JobId=77 JobState=COMPLETED Restarts=0 ExitCode=0:0 NodeList=n1";
