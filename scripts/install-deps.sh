@@ -10,6 +10,7 @@ packages=(
   python3 gzip
   libsqlite3-dev sqlite3 libcurl4-openssl-dev libcpp-httplib-dev libmunge-dev munge
   libslurm-dev slurm-wlm slurmctld slurmd slurm-client bats curl procps
+  debhelper dpkg-dev fakeroot lintian rpm file binutils
 )
 
 missing=()

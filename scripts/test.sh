@@ -1,10 +1,31 @@
 #!/usr/bin/env bash
-# README command 2: build, then run every test (ctest: unit and behaviour
-# tests, the bundled examples, determinism, bad input).
+# README command 2: build, then run every test.
+#   1. ctest: unit, behaviour, component and packaging tests, and the
+#      end-to-end tests on a real Slurm cluster against this build.
+#   2. As root: the .deb packages ctest built are installed and the end-to-end
+#      tests run again against the installed files (plugin from Slurm's plugin
+#      directory, Epilog and collector from /usr/libexec/firstfault, agent from
+#      its unit's command line); then the packages are removed again.
+#   3. The project's scorer on the bundled examples.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh
 ctest --test-dir build --output-on-failure -j"$(nproc)"
+
+debs=(build/tests/packaging/dist/firstfault-node_*.deb build/tests/packaging/dist/firstfault-agent_*.deb)
+if [ "$(id -u)" -eq 0 ] && [ -f "${debs[0]}" ] && [ -f "${debs[1]}" ]; then
+  if dpkg-query -W -f='${Status}' firstfault-agent 2>/dev/null | grep -q "install ok installed"; then
+    echo "test.sh: firstfault is installed on this machine already: not testing the packages end to end"
+  else
+    remove_packages() { dpkg -r firstfault-node firstfault-agent >/dev/null 2>&1 || true; }
+    trap remove_packages EXIT
+    dpkg -i "${debs[@]}" >/dev/null
+    FF_E2E_DEPLOY=--installed ctest --test-dir build --output-on-failure -L slurm
+    remove_packages
+    trap - EXIT
+  fi
+fi
+
 # The scorer of the project, on the bundled examples, when python3 is present.
 if command -v python3 >/dev/null && [ -f tools/score.py ]; then
   python3 tools/score.py --root examples/incidents --cmd "build/agent/firstfault analyze {dir} --format json" --quiet

@@ -8,7 +8,8 @@
 int main(int argc, char** argv) {
   CLI::App app{"firstfault: finds the first fault of a failed GPU training job"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("firstfault 0.1.0 (") + ff::kEngineVersion + ")");
+  app.set_version_flag(
+      "--version", std::string("firstfault " FF_PROJECT_VERSION " (") + ff::kEngineVersion + ")");
   int exit_code = ff::cli::kExitDiagnosed;
   ff::cli::add_analyze_command(app, exit_code);
   ff::cli::add_rules_command(app, exit_code);

@@ -15,7 +15,9 @@
 
 namespace ff {
 
-const char* const kEngineVersion = "firstfault-engine/0.1.0";
+// FF_PROJECT_VERSION comes from project(firstfault VERSION ...), the one place
+// the version is written (the packages read it there too).
+const char* const kEngineVersion = "firstfault-engine/" FF_PROJECT_VERSION;
 
 namespace {
 

@@ -7,6 +7,7 @@
 #   cluster.sh start | stop [--all] | status
 #   cluster.sh munge                  start munged only
 #   cluster.sh deploy BUILD_DIR       install built parts under <root>/install
+#   cluster.sh deploy --installed     use the installed firstfault-node/-agent packages
 #   cluster.sh agent-start | agent-stop
 #   cluster.sh inject NODE KIND LINE  append LINE, stamped now, to a node's log
 #   cluster.sh reset-logs             empty every simulated node log
@@ -183,11 +184,12 @@ link_system_conf() {
 # slurmstepd re-reads plugstack.conf at every job launch, so deploy can add
 # the plugin to a running cluster. Without the .so the cluster runs plain.
 write_plugstack() {
-  local so=$ROOT/install/lib/spank_firstfault.so
+  local so
+  so=$(plugin_so)
   {
     echo "$MARKER"
     if [[ -f $so ]]; then
-      echo "optional $so spool=$ROOT/spool/%n agent=$AGENT_URL collect=$ROOT/install/bin/firstfault-collect config=$ROOT/node.yaml"
+      echo "optional $so spool=$ROOT/spool/%n agent=$AGENT_URL collect=$(node_programs_dir)/firstfault-collect config=$ROOT/node.yaml"
     fi
   } >"$ROOT/plugstack.conf.tmp"
   mv "$ROOT/plugstack.conf.tmp" "$ROOT/plugstack.conf"
@@ -196,11 +198,13 @@ write_plugstack() {
 # The Epilog must exist and exit 0 even before anything is deployed: a failing
 # Epilog drains the node.
 write_epilog() {
+  local epilog
+  epilog=$(node_programs_dir)/firstfault-epilog
   cat >"$ROOT/epilog.sh.tmp" <<EOF
 #!/bin/sh
 $MARKER
-if [ -x $ROOT/install/bin/firstfault-epilog ]; then
-  exec $ROOT/install/bin/firstfault-epilog --config $ROOT/node.yaml
+if [ -x $epilog ]; then
+  exec $epilog --config $ROOT/node.yaml
 fi
 exit 0
 EOF
@@ -334,6 +338,46 @@ cmd_status() {
 
 # --- deploy ----------------------------------------------------------------
 
+# What runs: this build's copies under <root>/install (deploy BUILD_DIR), or
+# the files the packages installed (deploy --installed, packaging/README.md),
+# recorded in <root>/install/mode.
+PACKAGED_PLUGIN=/usr/lib/x86_64-linux-gnu/slurm-wlm/spank_firstfault.so
+PACKAGED_PROGRAMS=/usr/libexec/firstfault
+PACKAGED_AGENT=/usr/bin/firstfault
+PACKAGED_AGENT_UNIT=/lib/systemd/system/firstfault-agent.service
+deployed_packages() { [[ $(cat "$ROOT/install/mode" 2>/dev/null) == installed ]]; }
+plugin_so() {
+  if deployed_packages; then echo "$PACKAGED_PLUGIN"; else echo "$ROOT/install/lib/spank_firstfault.so"; fi
+}
+node_programs_dir() {
+  if deployed_packages; then echo "$PACKAGED_PROGRAMS"; else echo "$ROOT/install/bin"; fi
+}
+
+# The agent's command line: the unit's ExecStart with the cluster's config.
+agent_command() {
+  if deployed_packages; then
+    sed -n 's/^ExecStart=//p' "$PACKAGED_AGENT_UNIT" | sed "s|/etc/firstfault/agent.yaml|$ROOT/agent.yaml|"
+  else
+    echo "$ROOT/install/bin/firstfault agent --config $ROOT/agent.yaml"
+  fi
+}
+
+# deploy --installed: the packages' files, linked under <root>/install too so
+# that what is deployed looks the same to helpers.bash either way.
+deploy_installed() {
+  local f
+  for f in "$PACKAGED_PLUGIN" "$PACKAGED_PROGRAMS/firstfault-epilog" \
+           "$PACKAGED_PROGRAMS/firstfault-collect" "$PACKAGED_AGENT" "$PACKAGED_AGENT_UNIT"; do
+    [[ -f $f ]] || die "not installed: $f (dpkg -i dist/firstfault-{node,agent}_*.deb)"
+  done
+  ln -sfn "$PACKAGED_PLUGIN" "$ROOT/install/lib/spank_firstfault.so"
+  ln -sfn "$PACKAGED_PROGRAMS/firstfault-epilog" "$ROOT/install/bin/firstfault-epilog"
+  ln -sfn "$PACKAGED_PROGRAMS/firstfault-collect" "$ROOT/install/bin/firstfault-collect"
+  ln -sfn "$PACKAGED_AGENT" "$ROOT/install/bin/firstfault"
+  echo installed >"$ROOT/install/mode"
+  log "deployed the installed packages: $PACKAGED_PLUGIN, $PACKAGED_PROGRAMS, agent: $(agent_command)"
+}
+
 # cp + rename: a slurmstepd loading the plugin or an Epilog exec'ing the
 # binary sees the old or the new file, never half of one.
 install_atomic() {
@@ -385,12 +429,17 @@ EOF
 
 cmd_deploy() {
   local build=${1:-}
-  [[ -n $build && -d $build ]] || die "usage: deploy BUILD_DIR"
+  [[ -n $build && ( -d $build || $build == --installed ) ]] || die "usage: deploy BUILD_DIR | deploy --installed"
   mkdir -p "$ROOT"/{install/bin,install/lib,agent}
-  install_atomic "$build/spank/spank_firstfault.so" "$ROOT/install/lib/spank_firstfault.so"
-  install_atomic "$build/epilog/firstfault-epilog" "$ROOT/install/bin/firstfault-epilog"
-  install_atomic "$build/collectors/firstfault-collect" "$ROOT/install/bin/firstfault-collect"
-  install_atomic "$build/agent/firstfault" "$ROOT/install/bin/firstfault"
+  if [[ $build == --installed ]]; then
+    deploy_installed
+  else
+    echo build >"$ROOT/install/mode"
+    install_atomic "$build/spank/spank_firstfault.so" "$ROOT/install/lib/spank_firstfault.so"
+    install_atomic "$build/epilog/firstfault-epilog" "$ROOT/install/bin/firstfault-epilog"
+    install_atomic "$build/collectors/firstfault-collect" "$ROOT/install/bin/firstfault-collect"
+    install_atomic "$build/agent/firstfault" "$ROOT/install/bin/firstfault"
+  fi
   write_node_yaml
   write_agent_yaml
   write_plugstack
@@ -405,14 +454,15 @@ agent_running() { pid_alive "$ROOT/run/agent.pid"; }
 agent_healthy() { curl -sf -m 2 "$AGENT_URL/api/v1/health" >/dev/null 2>&1; }
 
 cmd_agent_start() {
-  local bin=$ROOT/install/bin/firstfault
-  [[ -x $bin ]] || die "agent not deployed: $bin"
+  local command
+  read -r -a command <<<"$(agent_command)"
+  [[ -x ${command[0]:-} ]] || die "agent not deployed: ${command[0]:-}"
   [[ -f $ROOT/agent.yaml ]] || die "agent.yaml missing: run deploy first"
   mkdir -p "$ROOT/run" "$ROOT/log" "$ROOT/agent"
   if ! agent_running; then
     port_busy "$AGENT_PORT" && die "port $AGENT_PORT is taken by another process (set FF_AGENT_PORT)"
     # setsid: the agent must not die with the shell (bats, ctest) that started it.
-    (close_extra_fds; exec setsid "$bin" agent --config "$ROOT/agent.yaml") \
+    (close_extra_fds; exec setsid "${command[@]}") \
       </dev/null >>"$ROOT/log/agent.log" 2>&1 &
     echo $! >"$ROOT/run/agent.pid"
   fi
