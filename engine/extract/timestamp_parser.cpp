@@ -148,6 +148,24 @@ TimeUs local_to_utc(int year, unsigned month, unsigned day, int h, int m, int s,
   return duration_cast<microseconds>(secs).count() + us;
 }
 
+namespace {
+
+// Sets p.time from a civil date and time read off a line, in `ctx`'s zone.
+// False (and p.bad_time) for a date that does not exist, such as Feb 30: the
+// line keeps its place but gets no time.
+bool set_civil_time(ParsedLine& p, int y, int mo, int d, int h, int m, int sec, long long us,
+                    const TimeContext& ctx) {
+  date::year_month_day ymd{date::year{y}, date::month{unsigned(mo)}, date::day{unsigned(d)}};
+  if (!ymd.ok()) {
+    p.bad_time = true;
+    return false;
+  }
+  p.time = local_to_utc(y, unsigned(mo), unsigned(d), h, m, sec, us, ctx);
+  return true;
+}
+
+}  // namespace
+
 ParsedLine parse_line_time(std::string_view s, const TimeContext& ctx) {
   ParsedLine p;
   std::size_t i = 0;
@@ -176,12 +194,7 @@ ParsedLine parse_line_time(std::string_view s, const TimeContext& ctx) {
         hms(s, j, h, m, sec) && mo >= 1 && mo <= 12 && d >= 1 && d <= 31) {
       long long us = fraction(s, j);
       int y = infer_year(unsigned(mo), unsigned(d), ctx);
-      date::year_month_day ymd{date::year{y}, date::month{unsigned(mo)}, date::day{unsigned(d)}};
-      if (!ymd.ok()) {
-        p.bad_time = true;
-        return p;
-      }
-      p.time = local_to_utc(y, unsigned(mo), unsigned(d), h, m, sec, us, ctx);
+      if (!set_civil_time(p, y, mo, d, h, m, sec, us, ctx)) return p;
       p.form = "glog";
       std::size_t close = s.find("] ", j);
       p.body = close == std::string_view::npos ? j : close + 2;
@@ -199,12 +212,7 @@ ParsedLine parse_line_time(std::string_view s, const TimeContext& ctx) {
       if (num(s, k, 4, y) && s[k++] == '-' && num(s, k, 2, mo) && s[k++] == '-' &&
           num(s, k, 2, d) && (s[k] == 'T' || s[k] == ' ') && (++k, hms(s, k, h, m, sec))) {
         long long us = fraction(s, k);
-        date::year_month_day ymd{date::year{y}, date::month{unsigned(mo)}, date::day{unsigned(d)}};
-        if (!ymd.ok()) {
-          p.bad_time = true;
-          return p;
-        }
-        p.time = local_to_utc(y, unsigned(mo), unsigned(d), h, m, sec, us, ctx);
+        if (!set_civil_time(p, y, mo, d, h, m, sec, us, ctx)) return p;
         p.form = "slurm";
         p.body = (k < s.size() && s[k] == ']') ? k + 1 : k;
         while (p.body < s.size() && s[p.body] == ' ') ++p.body;
@@ -231,12 +239,7 @@ ParsedLine parse_line_time(std::string_view s, const TimeContext& ctx) {
       if (day_num(s, q, d) && q < s.size() && s[q++] == ' ' && num(s, q, 4, y) && q < s.size() &&
           s[q++] == ' ' && hms(s, q, h, m, sec)) {
         long long us = fraction(s, q);
-        date::year_month_day ymd{date::year{y}, date::month{unsigned(mon)}, date::day{unsigned(d)}};
-        if (!ymd.ok()) {
-          p.bad_time = true;
-          return p;
-        }
-        p.time = local_to_utc(y, unsigned(mon), unsigned(d), h, m, sec, us, ctx);
+        if (!set_civil_time(p, y, mon, d, h, m, sec, us, ctx)) return p;
         p.form = "fabricmanager";
         p.body = (q < s.size() && s[q] == ']') ? q + 1 : q;
         while (p.body < s.size() && s[p.body] == ' ') ++p.body;
@@ -252,13 +255,7 @@ ParsedLine parse_line_time(std::string_view s, const TimeContext& ctx) {
         long long us = fraction(s, q);
         if (q < s.size() && s[q] == ' ') ++q;
         if (num(s, q, 4, y) && q < s.size() && s[q] == ']') {
-          date::year_month_day ymd{date::year{y}, date::month{unsigned(mon)},
-                                   date::day{unsigned(d)}};
-          if (!ymd.ok()) {
-            p.bad_time = true;
-            return p;
-          }
-          p.time = local_to_utc(y, unsigned(mon), unsigned(d), h, m, sec, us, ctx);
+          if (!set_civil_time(p, y, mon, d, h, m, sec, us, ctx)) return p;
           p.form = "dmesg-T";
           p.body = q + 1;
           while (p.body < s.size() && s[p.body] == ' ') ++p.body;
@@ -276,11 +273,6 @@ ParsedLine parse_line_time(std::string_view s, const TimeContext& ctx) {
     if (num(s, k, 4, y) && s[k++] == '-' && num(s, k, 2, mo) && s[k++] == '-' && num(s, k, 2, d) &&
         (s[k] == 'T' || s[k] == ' ') && (++k, hms(s, k, h, m, sec))) {
       long long us = fraction(s, k);
-      date::year_month_day ymd{date::year{y}, date::month{unsigned(mo)}, date::day{unsigned(d)}};
-      if (!ymd.ok()) {
-        p.bad_time = true;
-        return p;
-      }
       bool zoned = false;
       long long offset_s = 0;
       if (k < s.size() && (s[k] == 'Z' || s[k] == 'z')) {
@@ -296,14 +288,12 @@ ParsedLine parse_line_time(std::string_view s, const TimeContext& ctx) {
           k = q;
         }
       }
+      if (!set_civil_time(p, y, mo, d, h, m, sec, us, zoned ? TimeContext{} : ctx)) return p;
       if (zoned) {
-        TimeContext utc;
-        p.time = local_to_utc(y, unsigned(mo), unsigned(d), h, m, sec, us, utc) -
-                 offset_s * kUsPerSecond;
+        *p.time -= offset_s * kUsPerSecond;
         p.form = "rfc3339";
         p.body = skip_syslog_prefix(s, k);
       } else {
-        p.time = local_to_utc(y, unsigned(mo), unsigned(d), h, m, sec, us, ctx);
         p.form = "iso-local";
         p.body = k;
         while (p.body < s.size() && s[p.body] == ' ') ++p.body;
@@ -321,12 +311,7 @@ ParsedLine parse_line_time(std::string_view s, const TimeContext& ctx) {
     if (day_num(s, q, d) && q < s.size() && s[q++] == ' ' && hms(s, q, h, m, sec)) {
       long long us = fraction(s, q);
       int y = infer_year(unsigned(mon), unsigned(d), ctx);
-      date::year_month_day ymd{date::year{y}, date::month{unsigned(mon)}, date::day{unsigned(d)}};
-      if (!ymd.ok()) {
-        p.bad_time = true;
-        return p;
-      }
-      p.time = local_to_utc(y, unsigned(mon), unsigned(d), h, m, sec, us, ctx);
+      if (!set_civil_time(p, y, mon, d, h, m, sec, us, ctx)) return p;
       p.form = "rfc3164";
       p.body = skip_syslog_prefix(s, q);
       finish_body(s, p);
