@@ -61,7 +61,9 @@ std::vector<std::string> expand_ranges(std::string_view list, std::string_view r
       fail(list, "more than " + std::to_string(kMaxHostlistNames) + " names");
     // Slurm pads to the width of the lower bound as written ("01-10" → 01..10).
     std::size_t width = lo_text.size();
-    for (unsigned long long v = lo; v <= hi; ++v) {
+    // Counted, not `v <= hi`: with hi the largest value, ++v would wrap to 0
+    // and never end (found by fuzz/fuzz_hostlist).
+    for (unsigned long long k = 0, v = lo; k <= hi - lo; ++k, ++v) {
       std::string digits = std::to_string(v);
       if (digits.size() < width) digits.insert(0, width - digits.size(), '0');
       out.push_back(std::move(digits));

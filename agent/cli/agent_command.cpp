@@ -15,7 +15,10 @@ void add_agent_command(CLI::App& app, int& exit_code) {
   // The agent never forks into the background (systemd and tests want the
   // foreground); the flag exists so unit files can say what they expect.
   sub->add_flag("--foreground", *foreground, "stay in the foreground (always the case)");
-  sub->callback([config_path, &exit_code]() {
+  // `foreground` is captured so it outlives this function: CLI11 writes it
+  // while parsing (ASan saw the write after free).
+  sub->callback([config_path, foreground, &exit_code]() {
+    (void)foreground;
     ff::agent::AgentConfig config;
     try {
       config = ff::agent::load_agent_config(*config_path);

@@ -101,6 +101,9 @@ bool LineScanner::fill() {
 }
 
 bool LineScanner::next(std::string_view& line) {
+  // memchr/memmove on an empty vector's data() (a null pointer) is undefined
+  // even for zero bytes (UBSan in scripts/sanitize.sh).
+  if (buf_.empty()) buf_.resize(read_size_);
   for (;;) {
     if (skip_partial_) {
       const char* nl =

@@ -104,7 +104,9 @@ bool dmesg_stamp(std::string_view s, std::size_t& i, double& secs) {
   while (j < s.size() && s[j] == ' ') ++j;
   std::size_t start = j;
   while (j < s.size() && digit(s[j])) ++j;
-  if (j == start || j >= s.size() || s[j] != '.') return false;
+  // More than 10 digits of seconds is no uptime (317 years) and would
+  // overflow the microsecond arithmetic (found by fuzz/fuzz_timestamp_parser).
+  if (j == start || j - start > 10 || j >= s.size() || s[j] != '.') return false;
   ++j;
   std::size_t fs = j;
   while (j < s.size() && digit(s[j])) ++j;

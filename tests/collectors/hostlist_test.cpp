@@ -39,6 +39,13 @@ TEST(Hostlist, MalformedIsRefused) {
   EXPECT_THROW(expand_hostlist("n[[1-2]]"), std::invalid_argument);
 }
 
+// fuzz/crashes/fuzz_hostlist: a range ending at the largest number once
+// looped forever (++v wrapped to 0).
+TEST(Hostlist, RangeEndingAtTheLargestNumberEnds) {
+  EXPECT_EQ(expand_hostlist("n[18446744073709551615]"), (Names{"n18446744073709551615"}));
+  EXPECT_EQ(expand_hostlist("n[18446744073709551614-18446744073709551615]").size(), 2u);
+}
+
 TEST(Hostlist, TooManyNamesAreRefused) {
   EXPECT_EQ(expand_hostlist("n[1-65536]").size(), 65536u);
   EXPECT_THROW(expand_hostlist("n[1-65537]"), std::invalid_argument);

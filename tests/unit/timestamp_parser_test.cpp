@@ -191,6 +191,17 @@ TEST(TimestampParser, DmesgRawWithPaddedSeconds) {
   EXPECT_EQ(body_of(line, p), "mlx5_core 0000:4b:00.0 mlx5_0: Port: 1 Link ACTIVE");
 }
 
+// fuzz/crashes/fuzz_timestamp_parser: 20 digits of seconds overflowed the
+// microsecond arithmetic (UBSan). No uptime has more than 10 digits.
+TEST(TimestampParser, DmesgSecondsBeyondAnyUptimeAreNoTimestamp) {
+  TimeContext tc = november_utc();
+  tc.boot_time = at("2026-11-01T00:00:00Z");
+  ParsedLine p = parse_line_time("[99999999999999999999.0] x", tc);
+  EXPECT_FALSE(p.time.has_value());
+  EXPECT_FALSE(p.dmesg_seconds.has_value());
+  EXPECT_EQ(time_of(parse_line_time("[9999999999.5] x", tc)).substr(0, 2), "23");  // year 2343
+}
+
 TEST(TimestampParser, DmesgRawWithoutBootTimeHasSecondsButNoTime) {
   const std::string line = "[86123.512004] msg";
   ParsedLine p = parse_line_time(line, november_utc());
