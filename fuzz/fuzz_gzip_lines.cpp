@@ -1,0 +1,33 @@
+// Fuzzes read_lines_chunked (plain and gzip input through zlib): the input
+// is a file. Checks the documented chunk contract: every line ends with '\n'
+// and is at most max_line bytes long plus the newline.
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "fuzz_common.h"
+#include "read/line_reader.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  auto path = fuzz::write_input("nodes/n1/syslog.1.gz", data, size);
+  // A small limit so that the cut-long-line path is reached too.
+  for (std::size_t max_line : {std::size_t{64}, std::size_t{(1 << 20) - 1}}) {
+    std::uint64_t lines = 0;
+    ff::ReadStats st = ff::read_lines_chunked(
+        path.string(),
+        [&](std::string_view chunk, std::uint64_t first_line) {
+          if (chunk.empty() || chunk.back() != '\n') __builtin_trap();
+          if (first_line != lines + 1) __builtin_trap();
+          std::size_t start = 0;
+          while (start < chunk.size()) {
+            std::size_t nl = chunk.find('\n', start);
+            if (nl - start > max_line) __builtin_trap();
+            ++lines;
+            start = nl + 1;
+          }
+        },
+        max_line);
+    if (st.opened && st.lines != lines) __builtin_trap();
+  }
+  return 0;
+}

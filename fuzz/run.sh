@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets, makes their seed corpora and runs each one for
+# a fixed time. Prints the executions per target and any crash, leak, timeout
+# or out-of-memory input; exits non-zero when one was found.
+#
+#   fuzz/run.sh [SECONDS_PER_TARGET=60] [BUILD_DIR=build-fuzz]
+#   FUZZ_TARGETS="fuzz_event_extractor fuzz_timestamp_parser" fuzz/run.sh 600
+#
+# Environment: FUZZ_TARGETS (default: all), JOBS (build parallelism, default
+# nproc), FUZZ_FLAGS (extra libFuzzer flags). The corpus grows in
+# BUILD_DIR/corpus/<target>; findings go to BUILD_DIR/artifacts/<target>/ and
+# the libFuzzer output to BUILD_DIR/logs/<target>.log.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+SECONDS_PER_TARGET=${1:-60}
+BUILD_DIR=${2:-build-fuzz}
+JOBS=${JOBS:-$(nproc)}
+ALL="fuzz_timestamp_parser fuzz_event_extractor fuzz_job_json fuzz_rule_file fuzz_gzip_lines
+     fuzz_scontrol_parser fuzz_bundle_paths fuzz_hostlist"
+TARGETS=${FUZZ_TARGETS:-$ALL}
+
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DFIRSTFAULT_FUZZ=ON \
+  -DFIRSTFAULT_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null || exit 2
+# shellcheck disable=SC2086
+cmake --build "$BUILD_DIR" -j "$JOBS" --target $TARGETS || exit 2
+fuzz/make_corpus.sh "$BUILD_DIR/corpus" >/dev/null || exit 2
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+found=0
+printf '%-24s %12s  %s\n' target executions result
+for t in $TARGETS; do
+  art="$BUILD_DIR/artifacts/$t/"
+  mkdir -p "$art" "$BUILD_DIR/logs"
+  log="$BUILD_DIR/logs/$t.log"
+  before=$(find "$art" -type f | wc -l)
+  # shellcheck disable=SC2086
+  "$BUILD_DIR/fuzz/$t" -max_total_time="$SECONDS_PER_TARGET" -print_final_stats=1 \
+    -timeout=10 -rss_limit_mb=2048 -artifact_prefix="$art" ${FUZZ_FLAGS:-} \
+    "$BUILD_DIR/corpus/$t" >"$log" 2>&1
+  rc=$?
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+  # -fork mode has no stat:: line; its "#N: cov: ..." lines count all jobs.
+  [ -n "$execs" ] || execs=$(grep -o '#[0-9]*: cov' "$log" | tail -n 1 | tr -dc '0-9')
+  if [ "$rc" -ne 0 ] || [ "$(find "$art" -type f | wc -l)" -gt "$before" ]; then
+    found=1
+    printf '%-24s %12s  FOUND (exit %s)\n' "$t" "${execs:-?}" "$rc"
+    find "$art" -type f -printf '    %p\n' | tail -n 5
+    grep -m1 -E 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error:|SUMMARY' "$log" | sed 's/^/    /'
+  else
+    printf '%-24s %12s  ok\n' "$t" "${execs:-?}"
+  fi
+done
+exit $found
