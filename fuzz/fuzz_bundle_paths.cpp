@@ -24,7 +24,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::size_t start = 0;
   while (true) {
     std::size_t slash = path.find('/', start);
-    std::string comp = path.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
+    std::string comp =
+        path.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
     if (comp.empty() || comp == "." || comp == "..") __builtin_trap();
     if (comp.find('\0') != std::string::npos) __builtin_trap();
     if (slash == std::string::npos) break;

@@ -18,8 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!r || !errors.empty()) std::abort();  // the built-in rules must compile
     return r;
   }();
-  static const ff::TimeContext tc{ff::find_zone("Europe/Berlin"),
-                                  ff::TimeUs{1'711'846'800'000'000},
+  static const ff::TimeContext tc{ff::find_zone("Europe/Berlin"), ff::TimeUs{1'711'846'800'000'000},
                                   ff::TimeUs{1'711'800'000'000'000}};
   static const char* const kinds[] = {"kernel", "syslog", "fabricmanager", "slurmd", "app"};
   if (size == 0) return 0;

@@ -15,7 +15,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static const std::vector<ff::RuleDocument> builtin = [] {
     std::vector<ff::RuleDocument> docs;
     std::vector<ff::RuleError> errors;
-    for (const auto& f : ff::builtin_rule_files()) docs.push_back(ff::read_rule_text(f.name, f.text, errors));
+    for (const auto& f : ff::builtin_rule_files())
+      docs.push_back(ff::read_rule_text(f.name, f.text, errors));
     return docs;
   }();
   std::string text(reinterpret_cast<const char*>(data), size);

@@ -9,7 +9,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const ff::TimeContext contexts[] = {
       ff::TimeContext{},
-      ff::TimeContext{ff::find_zone("Europe/Berlin"), ff::TimeUs{1'711'846'800'000'000},  // 2024-03-31
+      ff::TimeContext{ff::find_zone("Europe/Berlin"),
+                      ff::TimeUs{1'711'846'800'000'000},  // 2024-03-31
                       ff::TimeUs{1'711'800'000'000'000}},
       ff::TimeContext{ff::find_zone("America/New_York"), ff::TimeUs{1'704'067'200'000'000},
                       std::nullopt},
