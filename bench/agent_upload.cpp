@@ -25,9 +25,10 @@
 #include <vector>
 
 #include <httplib.h>
-#include <munge.h>
 
 #include <nlohmann/json.hpp>
+
+#include "common/munge_credential.h"
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
@@ -81,19 +82,6 @@ std::string read_file(const fs::path& p) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
-}
-
-// The munge credential the collector would send for this payload.
-std::string munge_credential(const std::string& payload) {
-  char* cred = nullptr;
-  munge_err_t err = munge_encode(&cred, nullptr, payload.data(), static_cast<int>(payload.size()));
-  if (err != EMUNGE_SUCCESS) {
-    std::fprintf(stderr, "munge_encode: %s\n", munge_strerror(err));
-    std::exit(1);
-  }
-  std::string out(cred);
-  std::free(cred);
-  return out;
 }
 
 // One node's bundle: its job.json fragment and its log files.
@@ -153,7 +141,11 @@ Bundle make_bundle(const Options& o, const nlohmann::json& job, const std::strin
 
 int main(int argc, char** argv) {
   Options o = parse_args(argc, argv);
-  nlohmann::json job = nlohmann::json::parse(read_file(o.incident / "job.json"));
+  nlohmann::json job = nlohmann::json::parse(read_file(o.incident / "job.json"), nullptr, false);
+  if (!job.is_object() || !fs::is_directory(o.incident / "nodes")) {
+    std::fprintf(stderr, "%s: not an incident directory (job.json, nodes/)\n", o.incident.c_str());
+    return 64;
+  }
   std::vector<std::string> nodes;
   for (const auto& e : fs::directory_iterator(o.incident / "nodes"))
     if (e.is_directory()) nodes.push_back(e.path().filename().string());
@@ -165,6 +157,13 @@ int main(int argc, char** argv) {
     bundles.push_back(make_bundle(o, job, nodes[i], i == 0));
   std::size_t total_bytes = 0;
   for (const auto& b : bundles) total_bytes += b.bytes;
+
+  try {  // fail at once, not in a worker thread, when munged does not answer
+    ff::munge_credential::encode("firstfault-bench probe");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "munge: %s\n", e.what());
+    return 1;
+  }
 
   std::atomic<std::size_t> next{0};
   std::atomic<int> rejected{0};
@@ -180,8 +179,8 @@ int main(int argc, char** argv) {
       for (std::size_t i = next++; i < bundles.size(); i = next++) {
         const Bundle& b = bundles[i];
         httplib::Headers headers = {
-            {"X-Firstfault-Munge",
-             munge_credential("firstfault-bundle " + o.job_id + " " + b.node + " " + b.bundle_id)}};
+            {"X-Firstfault-Munge", ff::munge_credential::encode("firstfault-bundle " + o.job_id +
+                                                                " " + b.node + " " + b.bundle_id)}};
         auto res = client.Post("/api/v1/bundles", headers, b.items);
         std::lock_guard<std::mutex> lock(report_mutex);
         last_reply = std::max(last_reply, Clock::now());
