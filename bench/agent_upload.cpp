@@ -202,7 +202,10 @@ int main(int argc, char** argv) {
   Clock::time_point stored;
   auto deadline = Clock::now() + std::chrono::seconds(o.timeout_s);
   while (Clock::now() < deadline) {
-    auto res = client.Get("/api/v1/jobs/" + o.job_id + "/diagnosis");
+    std::string path = "/api/v1/jobs/" + o.job_id + "/diagnosis";
+    // read_access: credential (the default) wants one per request.
+    auto res = client.Get(
+        path, {{"X-Firstfault-Munge", ff::munge_credential::encode("firstfault-read " + path)}});
     if (res && res->status == 200) {
       stored = Clock::now();
       auto d = nlohmann::json::parse(res->body, nullptr, false);

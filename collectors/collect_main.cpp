@@ -10,6 +10,7 @@
 
 #include "commands/commands.h"
 #include "logging/collect_log.h"
+#include "sources/app_output.h"
 
 namespace {
 
@@ -33,6 +34,7 @@ struct Options {
   std::string attempt;
   std::string stdout_path;
   std::string stderr_path;
+  std::string uid;
   int exit_status = 0;
   double timeout_s = 10;
   bool once = false;
@@ -61,6 +63,7 @@ CollectRequest request_from(const std::string& pass, const Options& o) {
   } catch (const std::exception&) {
   }
   r.outputs = {o.stdout_path, o.stderr_path};
+  r.owner_uid = parse_uid(o.uid);
   return r;
 }
 
@@ -82,6 +85,8 @@ int main(int argc, char** argv) {
   epilog->add_option("--attempt", o.attempt, "SLURM_JOB_RESTART_COUNT");
   epilog->add_option("--stdout", o.stdout_path, "SLURM_JOB_STDOUT");
   epilog->add_option("--stderr", o.stderr_path, "SLURM_JOB_STDERR");
+  epilog->add_option("--uid", o.uid,
+                     "SLURM_JOB_UID: the job's output is copied only when this user owns it");
 
   auto* fastpass = app.add_subcommand(
       "fastpass", "upload this node's step bundle, then ask the agent for the fast pass");

@@ -183,6 +183,10 @@ void run(int argc, char** argv) {
   std::string restart_count = env("SLURM_JOB_RESTART_COUNT");
   std::string out = env("SLURM_JOB_STDOUT");
   std::string err = env("SLURM_JOB_STDERR");
+  // The collector runs as root and copies the job's output only when the
+  // job's user owns it: a symlink from slurm-<id>.out to a root-only file
+  // must not carry that file to the agent.
+  std::string uid = env("SLURM_JOB_UID");
 
   write_pending(spool,
                 {{"job_id", job_id},
@@ -192,7 +196,8 @@ void run(int argc, char** argv) {
                  {"derived_ec", derived_ec},
                  {"restart_count", restart_count},
                  {"stdout", out},
-                 {"stderr", err}},
+                 {"stderr", err},
+                 {"uid", uid}},
                 job_id);
 
   std::vector<std::string> args = {collector, "epilog", "--job",    job_id,
@@ -208,6 +213,7 @@ void run(int argc, char** argv) {
   add("--attempt", restart_count);
   add("--stdout", out);
   add("--stderr", err);
+  add("--uid", uid);
   start_detached(args);
 }
 

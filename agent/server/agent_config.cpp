@@ -31,6 +31,13 @@ int positive(const std::string& name, const std::string& key, const YAML::Node& 
   return v;
 }
 
+long long at_least(const std::string& name, const std::string& key, const YAML::Node& node,
+                   long long min) {
+  long long v = scalar<long long>(name, key, node);
+  if (v < min) fail(name, node.Mark(), "'" + key + "' must be at least " + std::to_string(min));
+  return v;
+}
+
 void parse_listen(const std::string& name, const YAML::Node& node, AgentConfig& c) {
   std::string listen = scalar<std::string>(name, "listen", node);
   auto colon = listen.rfind(':');
@@ -98,6 +105,21 @@ AgentConfig parse_agent_config(const std::string& text, const std::string& name)
       c.max_request_bytes = static_cast<std::size_t>(scalar<long long>(name, key, v));
       if (scalar<long long>(name, key, v) < 1024)
         fail(name, v.Mark(), "'max_request_bytes' must be at least 1024");
+    } else if (key == "max_files_per_bundle") {
+      c.max_files_per_bundle = static_cast<std::size_t>(positive(name, key, v, 1));
+    } else if (key == "max_file_bytes") {
+      c.max_file_bytes = static_cast<std::size_t>(at_least(name, key, v, 1024));
+    } else if (key == "max_line_bytes") {
+      c.max_line_bytes = static_cast<std::size_t>(at_least(name, key, v, 1024));
+    } else if (key == "max_lines_per_job") {
+      c.max_lines_per_job = static_cast<std::uint64_t>(at_least(name, key, v, 1));
+    } else if (key == "read_access") {
+      c.read_access = scalar<std::string>(name, key, v);
+      if (c.read_access != "credential" && c.read_access != "open")
+        fail(name, v.Mark(), "'read_access' must be 'credential' or 'open'");
+    } else if (key == "read_uids") {
+      if (!v.IsNull() && !v.IsSequence()) fail(name, v.Mark(), "'read_uids' must be a list");
+      for (const auto& uid : v) c.read_uids.push_back(positive(name, key, uid, 0));
     } else if (key == "scontrol") {
       c.slurm.scontrol = scalar<std::string>(name, key, v);
     } else if (key == "sacctmgr") {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -25,6 +26,17 @@ struct AgentConfig {
   int fastpass_wait_s = 8;
   int final_pass_deadline_s = 300;
   std::size_t max_request_bytes = 268435456;
+  // Per bundle (bundle_limits.h): a bundle over one is refused whole (413).
+  std::size_t max_files_per_bundle = 4096;
+  std::size_t max_file_bytes = 134217728;
+  std::size_t max_line_bytes = 1048576;
+  std::uint64_t max_lines_per_job = 50000000;
+  // GET /api/v1/jobs/<id>/diagnosis and /api/v1/diagnoses: "credential" (a
+  // munge credential of root, SlurmUser, allowed_uids or read_uids) or
+  // "open" (anyone who reaches the port). Diagnoses quote log lines,
+  // the job's own output among them, so the default is "credential".
+  std::string read_access = "credential";
+  std::vector<int> read_uids;
   SlurmPaths slurm;                // scontrol, sacctmgr
   std::vector<std::string> rules;  // extra rule directories (as `analyze --rules`)
 };

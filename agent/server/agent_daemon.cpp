@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <sys/stat.h>
 
 #include <spdlog/cfg/env.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -79,6 +80,10 @@ int run_agent(const AgentConfig& config) {
   sigset_t stops = stop_signals();
   pthread_sigmask(SIG_BLOCK, &stops, nullptr);
   signal(SIGPIPE, SIG_IGN);
+  // Bundles hold the jobs' output and the nodes' logs: nothing the agent
+  // creates (directories, bundle files, passes, the database) is readable
+  // by other users or writable by its group.
+  ::umask(027);
   spdlog::set_default_logger(spdlog::stderr_color_mt("firstfault-agent"));
   spdlog::cfg::load_env_levels();  // SPDLOG_LEVEL=debug shows rebuild timings
 
@@ -93,6 +98,10 @@ int run_agent(const AgentConfig& config) {
   std::unique_ptr<DiagnosisStore> store;
   try {
     fs::create_directories(layout.root() / "jobs");
+    // A state directory made before (by hand, or by an older version) is
+    // closed to other users too; the umask only covers what is new.
+    fs::permissions(layout.root(), fs::perms::others_all | fs::perms::group_write,
+                    fs::perm_options::remove);
     fs::remove_all(layout.tmp());  // uploads cut short by a crash; never acknowledged
     fs::create_directories(layout.tmp());
     if (fs::path(config.database).has_parent_path())
@@ -104,18 +113,24 @@ int run_agent(const AgentConfig& config) {
   }
 
   SlurmClient slurm(config.slurm);
-  std::set<uid_t> allowed;
+  std::set<uid_t> allowed, readers;
   for (int uid : config.allowed_uids) allowed.insert(static_cast<uid_t>(uid));
-  RequestAuth auth(allowed, config.slurm_user, &slurm);
+  for (int uid : config.read_uids) readers.insert(static_cast<uid_t>(uid));
+  RequestAuth auth(allowed, config.slurm_user, &slurm, readers);
   JobLocks locks;
   PassRunner runner(layout, *store, slurm, locks, rules);
   JobTracker tracker(runner, std::chrono::seconds(config.final_pass_deadline_s));
   BundleLimits limits;
   limits.max_total_bytes = config.max_request_bytes;
+  limits.max_files = config.max_files_per_bundle;
+  limits.max_file_bytes = config.max_file_bytes;
+  limits.max_line_bytes = config.max_line_bytes;
+  limits.max_lines_per_job = config.max_lines_per_job;
   BundleReceiver receiver(layout, *store, auth, tracker, limits);
   ApiSettings settings;
   settings.max_request_bytes = config.max_request_bytes;
   settings.fastpass_wait = std::chrono::seconds(config.fastpass_wait_s);
+  settings.read_open = config.read_access == "open";
   HttpApi api(settings, layout, *store, auth, receiver, tracker, runner);
 
   int port = api.bind(config.listen_host, config.listen_port);

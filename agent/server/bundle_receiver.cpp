@@ -4,6 +4,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <ctime>
 #include <map>
@@ -12,6 +13,7 @@
 
 #include "server/bundle_rules.h"
 #include "server/durable_file.h"
+#include "server/upload_validation.h"
 
 namespace ff::agent {
 
@@ -24,39 +26,6 @@ Reply error(int status, const std::string& message) {
   return {status, {{"error", message}}};
 }
 
-struct Meta {
-  std::string bundle_id, job_id, node, pass;
-  int attempt = 0;
-};
-
-// "" when the meta part is well formed, else the reason naming the field.
-std::string parse_meta(const std::string& text, Meta& m) {
-  json j = json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return "meta: not a JSON object";
-  auto text_field = [&](const char* key, std::string& to) -> bool {
-    auto it = j.find(key);
-    if (it == j.end() || !it->is_string()) return false;
-    to = it->get<std::string>();
-    return true;
-  };
-  if (!text_field("bundle_id", m.bundle_id) || !valid_bundle_id(m.bundle_id))
-    return "meta: bundle_id missing or not allowed";
-  if (!text_field("job_id", m.job_id) || !valid_job_id(m.job_id))
-    return "meta: job_id missing or not a Slurm job id";
-  if (!text_field("node", m.node) || !valid_node_name(m.node))
-    return "meta: node missing or not a node name";
-  if (!text_field("pass", m.pass) || (m.pass != "step" && m.pass != "epilog"))
-    return "meta: pass must be \"step\" or \"epilog\"";
-  auto attempt = j.find("attempt");
-  if (attempt != j.end()) {
-    if (!attempt->is_number_integer() || attempt->get<long long>() < 0 ||
-        attempt->get<long long>() > 1000000)
-      return "meta: attempt must be a non-negative integer";
-    m.attempt = attempt->get<int>();
-  }
-  return "";
-}
-
 }  // namespace
 
 BundleReceiver::BundleReceiver(StateLayout layout, DiagnosisStore& store, RequestAuth& auth,
@@ -66,38 +35,18 @@ BundleReceiver::BundleReceiver(StateLayout layout, DiagnosisStore& store, Reques
 Reply BundleReceiver::receive(const std::string& credential, const std::string& meta_text,
                               const std::vector<UploadedFile>& files) {
   if (credential.empty()) return error(401, "no credential (header X-Firstfault-Munge)");
-  Meta meta;
-  if (std::string problem = parse_meta(meta_text, meta); !problem.empty())
+  UploadMeta meta;
+  if (std::string problem = parse_upload_meta(meta_text, meta); !problem.empty())
     return error(400, problem);
   AuthDecision auth = auth_.check(
       credential, "firstfault-bundle " + meta.job_id + " " + meta.node + " " + meta.bundle_id);
   if (auth.status != 200) return error(auth.status, auth.error);
 
-  // Every name is checked before anything touches the disk.
-  if (files.size() > limits_.max_files) return error(413, "too many files");
-  std::set<std::string> names;
-  std::size_t total = 0;
-  const UploadedFile* job_json = nullptr;
-  for (const auto& f : files) {
-    if (std::string problem = bundle_path_problem(f.name, meta.node); !problem.empty())
-      return error(400, "file '" + f.name + "': " + problem);
-    if (!names.insert(f.name).second) return error(400, "file '" + f.name + "' sent twice");
-    total += f.content.size();
-    if (f.name == "job.json") job_json = &f;
-  }
-  if (total > limits_.max_total_bytes) return error(413, "bundle too large");
-  if (job_json == nullptr) return error(400, "file 'job.json' missing");
-  json fragment = json::parse(job_json->content, nullptr, false);
-  if (fragment.is_discarded() || !fragment.is_object())
-    return error(400, "file 'job.json': not a JSON object");
-  if (fragment.contains("job_id") &&
-      (!fragment["job_id"].is_string() || fragment["job_id"].get<std::string>() != meta.job_id))
-    return error(400, "file 'job.json': job_id differs from meta");
-  std::vector<std::string> fragment_nodes;
-  if (fragment.contains("nodes") && fragment["nodes"].is_array())
-    for (const auto& n : fragment["nodes"])
-      if (n.is_string() && valid_node_name(n.get<std::string>()))
-        fragment_nodes.push_back(n.get<std::string>());
+  // Every name and limit is checked before anything touches the disk.
+  UploadCheck check = check_upload_files(meta, files, limits_);
+  if (check.status != 200) return error(check.status, check.error);
+  const BundleWeight& weight = check.weight;
+  const std::vector<std::string>& fragment_nodes = check.fragment_nodes;
 
   JobKey key{meta.job_id, meta.attempt};
   BundleRecord record;
@@ -107,18 +56,41 @@ Reply BundleReceiver::receive(const std::string& credential, const std::string& 
   record.node = meta.node;
   record.pass = meta.pass;
   record.path = StateLayout::bundle_rel(key, meta.bundle_id);
-  record.bytes = static_cast<std::int64_t>(total);
+  record.bytes = static_cast<std::int64_t>(weight.bytes);
+  record.lines = static_cast<std::int64_t>(weight.lines);
   record.received_at = static_cast<std::int64_t>(std::time(nullptr));
   Reply stored{201, {{"bundle_id", meta.bundle_id}, {"stored", true}}};
   Reply already{200, {{"bundle_id", meta.bundle_id}, {"stored", false}}};
 
+  // The row makes a stored bundle count for the job: the files may be
+  // there without it (the agent died, or the database was locked, between
+  // the two), and then this upload completes the earlier one.
+  auto record_bundle = [&]() -> Reply {
+    try {
+      if (!store_.add_bundle(record)) return already;
+    } catch (const StoreError& e) {
+      if (!e.busy()) throw;
+      spdlog::warn("bundle {}: files kept, database busy: {}", meta.bundle_id, e.what());
+      return error(503, "database busy; send the bundle again later");
+    }
+    spdlog::info("bundle {} stored: job {} node {} pass {} ({} files, {} bytes, {} lines)",
+                 meta.bundle_id, key.str(), meta.node, meta.pass, files.size(), weight.bytes,
+                 weight.lines);
+    tracker_.bundle_stored(key, meta.node, meta.pass, fragment_nodes);
+    return stored;
+  };
+
   fs::path final_dir = layout_.bundles(key) / meta.bundle_id;
   std::error_code ec;
-  if (fs::exists(final_dir, ec)) {
-    // Stored before; the row may be missing if the agent died in between.
-    store_.add_bundle(record);
-    return already;
-  }
+  if (fs::exists(final_dir, ec)) return record_bundle();
+
+  std::uint64_t job_lines = weight.lines;
+  for (const auto& b : store_.bundles(key.job_id, key.attempt))
+    job_lines += static_cast<std::uint64_t>(std::max<std::int64_t>(b.lines, 0));
+  if (job_lines > limits_.max_lines_per_job)
+    return error(413, "job " + key.str() + " would hold " + std::to_string(job_lines) +
+                          " lines, more than max_lines_per_job (" +
+                          std::to_string(limits_.max_lines_per_job) + ")");
 
   fs::path tmp = layout_.tmp() / (meta.bundle_id + "." + std::to_string(::getpid()) + "." +
                                   std::to_string(tmp_counter_++));
@@ -139,10 +111,7 @@ Reply BundleReceiver::receive(const std::string& credential, const std::string& 
       int e = errno;
       fs::remove_all(tmp, ec);
       // A concurrent upload of the same bundle won the rename.
-      if (e == ENOTEMPTY || e == EEXIST) {
-        store_.add_bundle(record);
-        return already;
-      }
+      if (e == ENOTEMPTY || e == EEXIST) return record_bundle();
       throw std::system_error(e, std::generic_category(), "rename to " + final_dir.string());
     }
     sync_directory(layout_.bundles(key));
@@ -150,11 +119,7 @@ Reply BundleReceiver::receive(const std::string& credential, const std::string& 
     fs::remove_all(tmp, ec);
     throw;
   }
-  if (!store_.add_bundle(record)) return already;
-  spdlog::info("bundle {} stored: job {} node {} pass {} ({} files, {} bytes)", meta.bundle_id,
-               key.str(), meta.node, meta.pass, files.size(), total);
-  tracker_.bundle_stored(key, meta.node, meta.pass, fragment_nodes);
-  return stored;
+  return record_bundle();
 }
 
 }  // namespace ff::agent

@@ -1,8 +1,10 @@
 // POST /api/v1/bundles without the HTTP: checks the credential, the meta
-// part and every file name, writes the bundle durably to
+// part, every file name and the limits, writes the bundle durably to
 // jobs/<job>/<attempt>/bundles/<bundle_id>/ and records it in the store
 // before anything is acknowledged. A bundle_id already stored is
-// acknowledged (200) without writing anything.
+// acknowledged (200) without writing anything. While another process keeps
+// the database locked the reply is 503; the files stay and the collector's
+// next try only adds the row.
 #pragma once
 
 #include <atomic>
@@ -12,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "server/bundle_limits.h"
 #include "server/job_tracker.h"
 #include "server/request_auth.h"
 #include "server/state_layout.h"
@@ -19,19 +22,9 @@
 
 namespace ff::agent {
 
-struct UploadedFile {
-  std::string name;  // the multipart filename: the path inside the bundle
-  std::string content;
-};
-
 struct Reply {
   int status = 200;
   nlohmann::json body;  // {"error": "..."} when status >= 400
-};
-
-struct BundleLimits {
-  std::size_t max_files = 4096;
-  std::size_t max_total_bytes = 268435456;
 };
 
 class BundleReceiver {

@@ -222,7 +222,25 @@ void HttpApi::fastpass(const httplib::Request& req, httplib::Response& res) {
              {"comment_status", out.record.comment_status}});
 }
 
+bool HttpApi::may_read(const httplib::Request& req, httplib::Response& res) {
+  if (settings_.read_open) return true;
+  std::string credential = req.get_header_value(kMungeHeader);
+  if (credential.empty()) {
+    send_error(res, 401,
+               "no credential (header X-Firstfault-Munge, payload \"firstfault-read " + req.path +
+                   "\"); read_access is 'credential'");
+    return false;
+  }
+  AuthDecision auth = auth_.check_read(credential, "firstfault-read " + req.path);
+  if (auth.status != 200) {
+    send_error(res, auth.status, auth.error);
+    return false;
+  }
+  return true;
+}
+
 void HttpApi::diagnosis(const httplib::Request& req, httplib::Response& res) {
+  if (!may_read(req, res)) return;
   std::string job_id = req.matches[1];
   if (!valid_job_id(job_id)) return send_error(res, 400, "job id not valid");
   auto pass = store_.latest_pass(job_id, -1);
@@ -236,6 +254,7 @@ void HttpApi::diagnosis(const httplib::Request& req, httplib::Response& res) {
 }
 
 void HttpApi::diagnoses(const httplib::Request& req, httplib::Response& res) {
+  if (!may_read(req, res)) return;
   ListFilter filter;
   filter.node = req.get_param_value("node");
   if (!filter.node.empty() && !valid_node_name(filter.node))

@@ -1,7 +1,9 @@
 // The agent's HTTP API (docs/slurm-path.md section 4) on cpp-httplib:
-//   GET  /api/v1/health
+//   GET  /api/v1/health                        open (no job data)
 //   GET  /api/v1/jobs/<job_id>/diagnosis       the newest pass, the full diagnosis JSON
 //   GET  /api/v1/diagnoses?node=&since=&limit= summaries, newest first
+//        both need a credential (payload "firstfault-read <path>") unless
+//        read_access is "open"; a diagnosis quotes the job's own output
 //   POST /api/v1/bundles                       multipart upload (BundleReceiver)
 //   POST /api/v1/jobs/<job_id>/fastpass        waits for the nodes' step bundles, runs a pass
 // Errors are {"error": "..."}; no exception leaves a handler (500 + log).
@@ -25,6 +27,7 @@ namespace ff::agent {
 struct ApiSettings {
   std::size_t max_request_bytes = 268435456;
   std::chrono::seconds fastpass_wait{8};
+  bool read_open = false;  // agent.yaml read_access: open
 };
 
 class HttpApi {
@@ -44,6 +47,8 @@ class HttpApi {
   void diagnosis(const httplib::Request& req, httplib::Response& res);
   void diagnoses(const httplib::Request& req, httplib::Response& res);
   void bundles(const httplib::Request& req, httplib::Response& res);
+  // True when the request may read job data; else the refusal is in `res`.
+  bool may_read(const httplib::Request& req, httplib::Response& res);
 
   ApiSettings settings_;
   StateLayout layout_;

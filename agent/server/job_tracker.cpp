@@ -37,6 +37,7 @@ void JobTracker::bundle_stored(const JobKey& key, const std::string& node, const
     p.fragment_nodes.insert(fragment_nodes.begin(), fragment_nodes.end());
     p.fragment_nodes.insert(node);
     p.any_nodes.insert(node);
+    p.errors = 0;
     if (pass == "epilog") {
       p.epilog_nodes.insert(node);
       ++p.epilog_bundles;
@@ -123,7 +124,7 @@ void JobTracker::work() {
       try {
         process(key);
       } catch (const std::exception& e) {
-        spdlog::error("job {}: {}", key.str(), e.what());
+        retry_after_error(key, e.what());
       }
     }
     for (const auto& key : expired) {
@@ -143,6 +144,21 @@ void JobTracker::work() {
     }
     lock.lock();
   }
+}
+
+void JobTracker::retry_after_error(const JobKey& key, const std::string& what) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Progress& p = jobs_[key];
+  if (++p.errors > kErrorRetries) {
+    spdlog::error("job {}: {}; gave up after {} tries (the next bundle tries again)", key.str(),
+                  what, kErrorRetries);
+    p.errors = 0;
+    return;
+  }
+  auto wait = std::chrono::seconds(1 << std::min(p.errors, 6));
+  spdlog::error("job {}: {}; trying again in {} s", key.str(), what, wait.count());
+  p.retry_at = Clock::now() + wait;
+  retries_.insert(key);
 }
 
 void JobTracker::process(const JobKey& key) {
@@ -175,6 +191,7 @@ void JobTracker::process(const JobKey& key) {
   }
   std::lock_guard<std::mutex> lock(mutex_);
   jobs_[key].epilog_bundles_at_final = epilog_bundles;
+  jobs_[key].errors = 0;
 }
 
 bool JobTracker::terminal_state_known(const JobKey& key) {

@@ -33,6 +33,10 @@ class JobTracker {
   using Clock = std::chrono::steady_clock;
   static constexpr std::chrono::seconds kTerminalStateWait{30};
   static constexpr std::chrono::seconds kTerminalStateRetry{1};
+  // A pass that failed on an error (the database locked by another process
+  // past every retry, a full disk) is tried again, the wait doubling from
+  // 2 s to 64 s, kErrorRetries times in all; a new bundle starts over.
+  static constexpr int kErrorRetries = 10;
 
   JobTracker(PassRunner& runner, std::chrono::seconds final_pass_deadline);
   ~JobTracker();
@@ -64,11 +68,14 @@ class JobTracker {
     bool final_waiting = false;
     Clock::time_point final_wait_limit{};
     Clock::time_point retry_at{};
+    int errors = 0;  // failed tries in a row (kErrorRetries)
   };
 
   void work();
   bool stopping();
   void process(const JobKey& key);
+  // Queues another try of a job whose processing threw `what`.
+  void retry_after_error(const JobKey& key, const std::string& what);
   // False (and a retry queued) while scontrol shows the job live and the
   // wait is not over; the tracker lock must not be held.
   bool terminal_state_known(const JobKey& key);

@@ -11,8 +11,12 @@ namespace ff::agent {
 
 namespace mc = ff::munge_credential;
 
-RequestAuth::RequestAuth(std::set<uid_t> allowed_uids, std::string slurm_user, SlurmClient* slurm)
-    : allowed_(std::move(allowed_uids)), slurm_user_(std::move(slurm_user)), slurm_(slurm) {
+RequestAuth::RequestAuth(std::set<uid_t> allowed_uids, std::string slurm_user, SlurmClient* slurm,
+                         std::set<uid_t> read_uids)
+    : allowed_(std::move(allowed_uids)),
+      read_uids_(std::move(read_uids)),
+      slurm_user_(std::move(slurm_user)),
+      slurm_(slurm) {
   allowed_.insert(0);
 }
 
@@ -45,6 +49,16 @@ bool RequestAuth::allowed(uid_t uid) {
 
 AuthDecision RequestAuth::check(const std::string& credential,
                                 const std::string& expected_payload) {
+  return decide(credential, expected_payload, false);
+}
+
+AuthDecision RequestAuth::check_read(const std::string& credential,
+                                     const std::string& expected_payload) {
+  return decide(credential, expected_payload, true);
+}
+
+AuthDecision RequestAuth::decide(const std::string& credential, const std::string& expected_payload,
+                                 bool read) {
   AuthDecision d;
   mc::DecodeResult r = mc::decode(credential);
   if (!r.ok) {
@@ -54,7 +68,7 @@ AuthDecision RequestAuth::check(const std::string& credential,
     return d;
   }
   d.uid = r.uid;
-  if (!allowed(r.uid)) {
+  if (!allowed(r.uid) && !(read && read_uids_.count(r.uid))) {
     d.status = 403;
     d.error = "uid " + std::to_string(r.uid) + " is not allowed";
     return d;

@@ -1,6 +1,8 @@
 // Who may talk to the agent: a munge credential in `X-Firstfault-Munge`
-// whose uid is root, SlurmUser or in `allowed_uids`, and whose payload names
-// exactly this request (docs/slurm-path.md section 4).
+// whose uid is root, SlurmUser or in `allowed_uids` (writes; also
+// `read_uids` for reads), and whose payload names exactly this request
+// (docs/slurm-path.md section 4). munged refuses a credential decoded
+// before (replay) or past its time to live (expired).
 #pragma once
 
 #include <sys/types.h>
@@ -24,15 +26,23 @@ struct AuthDecision {
 class RequestAuth {
  public:
   // `slurm_user` is SlurmUser by name from the config ("" = ask scontrol).
-  RequestAuth(std::set<uid_t> allowed_uids, std::string slurm_user, SlurmClient* slurm);
+  // `read_uids` may also read (the GET endpoints), never write.
+  RequestAuth(std::set<uid_t> allowed_uids, std::string slurm_user, SlurmClient* slurm,
+              std::set<uid_t> read_uids = {});
 
+  // A write (bundle upload, fast pass): root, SlurmUser or allowed_uids.
   AuthDecision check(const std::string& credential, const std::string& expected_payload);
+  // A read: the writers and read_uids.
+  AuthDecision check_read(const std::string& credential, const std::string& expected_payload);
 
  private:
+  AuthDecision decide(const std::string& credential, const std::string& expected_payload,
+                      bool read);
   bool allowed(uid_t uid);
 
   std::mutex mutex_;
   std::set<uid_t> allowed_;
+  std::set<uid_t> read_uids_;
   std::string slurm_user_;
   SlurmClient* slurm_;
   bool slurm_user_resolved_ = false;

@@ -6,8 +6,9 @@
 // Durability: WAL with synchronous=FULL, so a call that returned has its
 // rows on disk and they survive a crash of the agent or of the machine.
 // Threads: one store object may be shared by any number of threads; it owns
-// one connection and serialises every call on a mutex (calls are short:
-// milliseconds; the HTTP threads do not wait on each other for long).
+// a writing and a reading connection and serialises the calls on each with
+// a mutex (calls are short: milliseconds). Reads never wait behind a write
+// that waits for another process's lock.
 // Processes: any number of stores, in any processes, may open one file;
 // writers wait for each other (busy timeout, then a bounded retry of the
 // whole transaction), readers never block a writer.
@@ -26,6 +27,10 @@ namespace ff::agent {
 
 struct StoreError : std::runtime_error {
   using std::runtime_error::runtime_error;
+  // Another process kept the database locked past the busy timeout and the
+  // retries: the same call may well succeed later (the HTTP layer answers
+  // 503 so the collector sends the bundle again).
+  virtual bool busy() const { return false; }
 };
 
 // One job attempt as the agent knows it (from bundles and scontrol).
@@ -50,6 +55,7 @@ struct BundleRecord {
   std::string pass;  // "step" or "epilog"
   std::string path;  // directory under state_dir
   std::int64_t bytes = 0;
+  std::int64_t lines = 0;        // newline-separated lines over all its files
   std::int64_t received_at = 0;  // unix seconds (agent bookkeeping, not the engine)
 };
 

@@ -126,11 +126,13 @@ class SqliteDiagnosisStore final : public DiagnosisStore {
     db_.exec("PRAGMA synchronous = FULL");
     db_.exec("PRAGMA foreign_keys = ON");
     migrate(db_);
+    reader_ = std::make_unique<SqliteHandle>(path, SQLITE_OPEN_READONLY);
+    reader_->exec("PRAGMA busy_timeout = " + std::to_string(kBusyTimeoutMs));
   }
 
   int schema_version() override {
-    std::lock_guard lock(mutex_);
-    return read_schema_version(db_);
+    ReadAccess r = reading();
+    return read_schema_version(r.db);
   }
 
   // Non-empty fields replace what is known; empty ones keep it (a bundle
@@ -140,7 +142,7 @@ class SqliteDiagnosisStore final : public DiagnosisStore {
     std::lock_guard lock(mutex_);
     write_transaction(db_, [&] {
       JobRecord merged = job;
-      if (auto known = find_job(job.job_id, job.attempt)) {
+      if (auto known = find_job(db_, job.job_id, job.attempt)) {
         auto keep = [](std::string& incoming, const std::string& stored) {
           if (incoming.empty()) incoming = stored;
         };
@@ -174,8 +176,8 @@ class SqliteDiagnosisStore final : public DiagnosisStore {
   }
 
   std::optional<JobRecord> job(const std::string& job_id, int attempt) override {
-    std::lock_guard lock(mutex_);
-    return find_job(job_id, attempt);
+    ReadAccess r = reading();
+    return find_job(r.db, job_id, attempt);
   }
 
   bool add_bundle(const BundleRecord& b) override {
@@ -185,7 +187,7 @@ class SqliteDiagnosisStore final : public DiagnosisStore {
       // tolerated, a NOT NULL violation still fails loudly.
       auto st = db_.cached(
           "INSERT INTO bundles (bundle_id, job_id, attempt, node, pass, path, bytes, "
-          "received_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) "
+          "received_at, lines) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) "
           "ON CONFLICT (bundle_id) DO NOTHING");
       st->bind(1, b.bundle_id)
           .bind(2, b.job_id)
@@ -195,15 +197,17 @@ class SqliteDiagnosisStore final : public DiagnosisStore {
           .bind(6, b.path)
           .bind(7, b.bytes)
           .bind(8, b.received_at)
+          .bind(9, b.lines)
           .run();
       return db_.changes() == 1;
     });
   }
 
   std::vector<BundleRecord> bundles(const std::string& job_id, int attempt) override {
-    std::lock_guard lock(mutex_);
-    auto st = db_.cached(
-        "SELECT bundle_id, job_id, attempt, node, pass, path, bytes, received_at FROM bundles "
+    ReadAccess r = reading();
+    auto st = r.db.cached(
+        "SELECT bundle_id, job_id, attempt, node, pass, path, bytes, received_at, lines "
+        "FROM bundles "
         "WHERE job_id = ?1 AND attempt = ?2 ORDER BY received_at, bundle_id");
     st->bind(1, job_id).bind(2, attempt);
     std::vector<BundleRecord> out;
@@ -217,6 +221,7 @@ class SqliteDiagnosisStore final : public DiagnosisStore {
       b.path = st->column_text(5);
       b.bytes = st->column_int(6);
       b.received_at = st->column_int(7);
+      b.lines = st->column_int(8);
       out.push_back(std::move(b));
     }
     return out;
@@ -247,14 +252,14 @@ class SqliteDiagnosisStore final : public DiagnosisStore {
   }
 
   std::optional<PassRecord> latest_pass(const std::string& job_id, int attempt) override {
-    std::lock_guard lock(mutex_);
+    ReadAccess r = reading();
     // Both forms are lookups in the UNIQUE (job_id, attempt, pass_no) index.
-    auto st = attempt < 0 ? db_.cached("SELECT " FF_PASS_COLUMNS
-                                       " FROM diagnoses WHERE job_id = ?1 "
-                                       "ORDER BY attempt DESC, pass_no DESC LIMIT 1")
-                          : db_.cached("SELECT " FF_PASS_COLUMNS
-                                       " FROM diagnoses WHERE job_id = ?1 AND attempt = ?2 "
-                                       "ORDER BY pass_no DESC LIMIT 1");
+    auto st = attempt < 0 ? r.db.cached("SELECT " FF_PASS_COLUMNS
+                                        " FROM diagnoses WHERE job_id = ?1 "
+                                        "ORDER BY attempt DESC, pass_no DESC LIMIT 1")
+                          : r.db.cached("SELECT " FF_PASS_COLUMNS
+                                        " FROM diagnoses WHERE job_id = ?1 AND attempt = ?2 "
+                                        "ORDER BY pass_no DESC LIMIT 1");
     st->bind(1, job_id);
     if (attempt >= 0) st->bind(2, attempt);
     if (!st->step()) return std::nullopt;
@@ -262,9 +267,9 @@ class SqliteDiagnosisStore final : public DiagnosisStore {
   }
 
   std::vector<PassRecord> passes(const std::string& job_id) override {
-    std::lock_guard lock(mutex_);
-    auto st = db_.cached("SELECT " FF_PASS_COLUMNS
-                         " FROM diagnoses WHERE job_id = ?1 ORDER BY attempt, pass_no");
+    ReadAccess r = reading();
+    auto st = r.db.cached("SELECT " FF_PASS_COLUMNS
+                          " FROM diagnoses WHERE job_id = ?1 ORDER BY attempt, pass_no");
     st->bind(1, job_id);
     std::vector<PassRecord> out;
     while (st->step()) out.push_back(read_pass(*st, true));
@@ -272,18 +277,18 @@ class SqliteDiagnosisStore final : public DiagnosisStore {
   }
 
   std::vector<PassRecord> list(const ListFilter& filter) override {
-    std::lock_guard lock(mutex_);
+    ReadAccess r = reading();
     auto st =
-        db_.cached("SELECT " FF_PASS_COLUMNS
-                   " FROM last_diagnoses AS d "
-                   "WHERE d.created_at >= ?2 "
-                   "AND (?4 = 0 OR d.verdict <> 'no_failure') "
-                   "AND (?1 = '' "
-                   "     OR EXISTS (SELECT 1 FROM root_causes AS rc WHERE rc.diagnosis_id = d.id "
-                   "                AND rc.node = ?1) "
-                   "     OR EXISTS (SELECT 1 FROM affected_nodes AS a WHERE a.diagnosis_id = d.id "
-                   "                AND a.node = ?1)) "
-                   "ORDER BY d.created_at DESC, d.id DESC LIMIT ?3");
+        r.db.cached("SELECT " FF_PASS_COLUMNS
+                    " FROM last_diagnoses AS d "
+                    "WHERE d.created_at >= ?2 "
+                    "AND (?4 = 0 OR d.verdict <> 'no_failure') "
+                    "AND (?1 = '' "
+                    "     OR EXISTS (SELECT 1 FROM root_causes AS rc WHERE rc.diagnosis_id = d.id "
+                    "                AND rc.node = ?1) "
+                    "     OR EXISTS (SELECT 1 FROM affected_nodes AS a WHERE a.diagnosis_id = d.id "
+                    "                AND a.node = ?1)) "
+                    "ORDER BY d.created_at DESC, d.id DESC LIMIT ?3");
     st->bind(1, filter.node)
         .bind(2, filter.since)
         .bind(3, filter.limit > 0 ? filter.limit : -1)
@@ -294,8 +299,20 @@ class SqliteDiagnosisStore final : public DiagnosisStore {
   }
 
  private:
-  std::optional<JobRecord> find_job(const std::string& job_id, int attempt) {
-    auto st = db_.cached(
+  // A read: the reader connection and its lock, or (read-only store) the
+  // one connection and the writer's lock.
+  struct ReadAccess {
+    std::unique_lock<std::mutex> lock;
+    SqliteHandle& db;
+  };
+  ReadAccess reading() {
+    if (reader_) return {std::unique_lock(read_mutex_), *reader_};
+    return {std::unique_lock(mutex_), db_};
+  }
+
+  static std::optional<JobRecord> find_job(SqliteHandle& db, const std::string& job_id,
+                                           int attempt) {
+    auto st = db.cached(
         "SELECT job_id, attempt, cluster, user, state, exit_code, start_time, end_time, nodes "
         "FROM jobs WHERE job_id = ?1 AND attempt = ?2");
     st->bind(1, job_id).bind(2, attempt);
@@ -443,12 +460,19 @@ class SqliteDiagnosisStore final : public DiagnosisStore {
     }
   }
 
-  // One connection for all threads, one call at a time (see the header).
-  // The connection is opened with SQLITE_OPEN_NOMUTEX: this mutex is the
-  // only lock it needs.
+  // One writing connection for all threads, one call at a time (see the
+  // header). Connections are opened with SQLITE_OPEN_NOMUTEX: each mutex is
+  // the only lock its connection needs.
   std::mutex mutex_;
   SqliteHandle db_;
   bool read_only_;
+  // Reads have a connection of their own: in WAL mode nothing blocks a
+  // reader, so while a write waits out a lock held by another process (an
+  // operator's sqlite3 shell in BEGIN EXCLUSIVE) the read endpoints, `show`
+  // and the pass runner's bundle lists still answer. Absent when the store
+  // itself is read-only.
+  std::mutex read_mutex_;
+  std::unique_ptr<SqliteHandle> reader_;
 };
 
 }  // namespace

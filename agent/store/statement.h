@@ -20,7 +20,7 @@ struct SqliteError : StoreError {
       : StoreError(message + " [" + sqlite3_errstr(result_code) + "]"), code(result_code) {}
   // Another connection holds the lock longer than the busy timeout: the
   // whole transaction may be retried.
-  bool busy() const {
+  bool busy() const override {
     int primary = code & 0xff;
     return primary == SQLITE_BUSY || primary == SQLITE_LOCKED;
   }

@@ -147,7 +147,8 @@ BuiltBundle build_bundle(const NodeConfig& config, const CollectRequest& request
         if (raw.empty()) continue;
         std::string path = expand_output_path(raw, request.job_id, request.node);
         if (!seen.insert(path).second) continue;
-        AppOutputCopy copy = copy_app_output(path, request.node, root, config.app_max_bytes);
+        AppOutputCopy copy =
+            copy_app_output(path, request.node, root, config.app_max_bytes, request.owner_uid);
         job.coverage.push_back(copy.coverage);
         if (!copy.file.rel.empty()) files.push_back(copy.file);
       }

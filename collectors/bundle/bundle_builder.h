@@ -2,6 +2,8 @@
 // logs cut to the job's window, the job's output when it is on this node.
 #pragma once
 
+#include <sys/types.h>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +23,7 @@ struct CollectRequest {
   std::optional<int> derived_ec;         // raw wait status (SLURM_JOB_DERIVED_EC)
   std::optional<int> attempt;            // SLURM_JOB_RESTART_COUNT
   std::vector<std::string> outputs;      // the job's stdout/stderr paths
+  std::optional<uid_t> owner_uid;        // SLURM_JOB_UID: outputs must be this user's
   TimeUs now = 0;                        // the window's end and, in the Epilog, end_time
 };
 

@@ -6,6 +6,7 @@
 
 #include "commands/commands.h"
 #include "delivery/bundle_delivery.h"
+#include "sources/app_output.h"
 #include "spool/pending_record.h"
 #include "spool/spool_cleaner.h"
 
@@ -99,6 +100,7 @@ int run_flush(const NodeConfig& config, bool once) {
     } catch (const std::exception&) {
     }
     request.outputs = {record->stdout_path, record->stderr_path};
+    request.owner_uid = parse_uid(record->uid);
     try {
       BuiltBundle built = build_bundle(config, request);
       spdlog::info("job {}: Epilog bundle {} built from a pending record", request.job_id,

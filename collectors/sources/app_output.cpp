@@ -34,8 +34,20 @@ std::string expand_output_path(const std::string& path, const std::string& job_i
   return out;
 }
 
+std::optional<uid_t> parse_uid(const std::string& text) {
+  if (text.empty() || text.size() > 10) return std::nullopt;
+  unsigned long long v = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + static_cast<unsigned>(c - '0');
+  }
+  if (v >= 0xffffffffull) return std::nullopt;  // (uid_t)-1 is "no user"
+  return static_cast<uid_t>(v);
+}
+
 AppOutputCopy copy_app_output(const std::string& path, const std::string& node,
-                              const std::filesystem::path& bundle_root, std::uint64_t max_bytes) {
+                              const std::filesystem::path& bundle_root, std::uint64_t max_bytes,
+                              std::optional<uid_t> owner) {
   AppOutputCopy result;
   result.coverage = {"app", node, "missing", 0, path};
   int in = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -50,6 +62,15 @@ AppOutputCopy copy_app_output(const std::string& path, const std::string& node,
     ::close(in);
     result.coverage.status = "error";
     result.coverage.detail = path + ": not a regular file";
+    return result;
+  }
+  if (!owner || st.st_uid != *owner) {
+    ::close(in);
+    result.coverage.status = "error";
+    result.coverage.detail = path + ": owned by uid " + std::to_string(st.st_uid) +
+                             (owner ? ", not by the job's user (uid " + std::to_string(*owner) + ")"
+                                    : " and the job's user is unknown") +
+                             ": not collected";
     return result;
   }
   std::uint64_t size = static_cast<std::uint64_t>(st.st_size);
@@ -80,6 +101,11 @@ AppOutputCopy copy_app_output(const std::string& path, const std::string& node,
   result.coverage.detail = from > 0 ? path + ": the last " + std::to_string(written) + " of " +
                                           std::to_string(size) + " bytes"
                                     : path;
+  if (copy.lines_cut > 0) {
+    result.coverage.status = "truncated";
+    result.coverage.detail += "; " + std::to_string(copy.lines_cut) + " line(s) longer than " +
+                              std::to_string(kMaxLineBytes) + " bytes cut";
+  }
   return result;
 }
 

@@ -3,8 +3,11 @@
 // end of a failed job's output is where the failure shows.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "bundle/bundle_file.h"
@@ -22,7 +25,15 @@ struct AppOutputCopy {
 std::string expand_output_path(const std::string& path, const std::string& job_id,
                                const std::string& node);
 
+// The collector runs as root on the user's path: the file is copied only
+// when it is a regular file owned by `owner` (the job's user). A symlink or
+// hard link to someone else's file, a FIFO or a device is refused and said
+// so in coverage; so is every file when the owner is unknown.
 AppOutputCopy copy_app_output(const std::string& path, const std::string& node,
-                              const std::filesystem::path& bundle_root, std::uint64_t max_bytes);
+                              const std::filesystem::path& bundle_root, std::uint64_t max_bytes,
+                              std::optional<uid_t> owner);
+
+// SLURM_JOB_UID as text → uid; nullopt when empty or not a number.
+std::optional<uid_t> parse_uid(const std::string& text);
 
 }  // namespace ff::collect

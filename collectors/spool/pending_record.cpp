@@ -15,8 +15,9 @@ std::optional<PendingRecord> read_pending_record(const std::filesystem::path& pa
     auto it = j.find(key);
     return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
   };
-  PendingRecord r{text("job_id"),     text("node"),          text("nodelist"), text("exit_code"),
-                  text("derived_ec"), text("restart_count"), text("stdout"),   text("stderr")};
+  PendingRecord r{text("job_id"),    text("node"),       text("nodelist"),
+                  text("exit_code"), text("derived_ec"), text("restart_count"),
+                  text("stdout"),    text("stderr"),     text("uid")};
   if (r.job_id.empty() || r.node.empty()) return std::nullopt;
   return r;
 }

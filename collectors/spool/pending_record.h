@@ -19,6 +19,7 @@ struct PendingRecord {
   std::string restart_count;
   std::string stdout_path;
   std::string stderr_path;
+  std::string uid;  // SLURM_JOB_UID: the owner the job's output must have
 };
 
 std::optional<PendingRecord> read_pending_record(const std::filesystem::path& path);

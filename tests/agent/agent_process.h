@@ -211,6 +211,13 @@ inline std::string credential(const std::string& payload) {
   return ff::munge_credential::encode(payload);
 }
 
+// GET of a read endpoint with a fresh credential of this process's uid
+// (payload "firstfault-read <path>"), as read_access: credential wants.
+inline httplib::Result read(httplib::Client& client, const std::string& target) {
+  std::string path = target.substr(0, target.find('?'));
+  return client.Get(target, {{"X-Firstfault-Munge", credential("firstfault-read " + path)}});
+}
+
 // Uploads as the collector does; `cred` nullopt = a fresh valid credential.
 inline httplib::Result upload(httplib::Client& client, const Bundle& b,
                               std::optional<std::string> cred = std::nullopt) {
@@ -273,7 +280,7 @@ inline std::optional<json> wait_for_diagnosis(httplib::Client& client, const std
                                               int seconds = 30) {
   auto until = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
   while (std::chrono::steady_clock::now() < until) {
-    auto res = client.Get("/api/v1/jobs/" + job_id + "/diagnosis");
+    auto res = read(client, "/api/v1/jobs/" + job_id + "/diagnosis");
     if (res && res->status == 200) return json::parse(res->body);
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }

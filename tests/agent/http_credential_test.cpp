@@ -1,4 +1,4 @@
-// Credentials: missing, garbage, replayed → 401; another uid or a payload
+// Credentials: missing, garbage, replayed, expired → 401; another uid or a payload
 // that names another request → 403; nothing is written in any case.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -51,6 +51,22 @@ TEST(Credential, ReplayedIs401) {
   // Someone decoded it before (munged remembers): a copied request.
   ASSERT_TRUE(ff::munge_credential::decode(cred).ok);
   EXPECT_EQ(status_of(upload(client, b, cred)), 401);
+  expect_nothing_stored(agent);
+}
+
+TEST(Credential, ExpiredIs401) {
+  AgentProcess agent;
+  auto client = agent.client();
+  Bundle b = bundle();
+  // A credential with a time to live of 1 s, used 3 s later (a request
+  // captured and sent again after its time).
+  auto made = ff::run_process({"/usr/bin/munge", "-n", "-t", "1", "-s", b.payload()});
+  ASSERT_TRUE(made.ok()) << made.describe() << made.err;
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  auto res = upload(client, b, made.out.substr(0, made.out.find('\n')));
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 401) << res->body;
+  EXPECT_NE(res->body.find("expired"), std::string::npos) << res->body;
   expect_nothing_stored(agent);
 }
 

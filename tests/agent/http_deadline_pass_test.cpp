@@ -20,7 +20,7 @@ TEST(DeadlinePass, RunsWhenANodeNeverReports) {
   ASSERT_TRUE(d) << agent.log();
   EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(900));
   EXPECT_EQ((*d)["root_causes"][0]["node"], "gpu-a02");
-  auto list = json::parse(client.Get("/api/v1/diagnoses")->body);
+  auto list = json::parse(read(client, "/api/v1/diagnoses")->body);
   ASSERT_EQ(list["diagnoses"].size(), 1u);
   EXPECT_EQ(list["diagnoses"][0]["trigger"], "deadline");
   // One deadline pass, not one per tick.

@@ -29,7 +29,7 @@ TEST(FinalPass, AfterEveryNodesEpilogBundle) {
     ASSERT_EQ(upload(client, bundles[i])->status, 201);
   // Two of three nodes: no pass yet.
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  EXPECT_EQ(client.Get("/api/v1/jobs/48213/diagnosis")->status, 404);
+  EXPECT_EQ(read(client, "/api/v1/jobs/48213/diagnosis")->status, 404);
   ASSERT_EQ(upload(client, bundles.back())->status, 201);
 
   auto d = wait_for_diagnosis(client, "48213");
@@ -58,7 +58,7 @@ TEST(FinalPass, AfterEveryNodesEpilogBundle) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   EXPECT_EQ(agent.slurm_calls(),
             "sacctmgr [-i] [modify] [job] [where] [jobid=48213] [set] [Comment=" + summary + "]\n");
-  auto list = json::parse(client.Get("/api/v1/diagnoses?node=gpu-a02")->body);
+  auto list = json::parse(read(client, "/api/v1/diagnoses?node=gpu-a02")->body);
   ASSERT_EQ(list["diagnoses"].size(), 1u);
   EXPECT_EQ(list["diagnoses"][0]["comment_status"], "written: sacctmgr");
   EXPECT_EQ(list["diagnoses"][0]["trigger"], "final");
@@ -75,7 +75,7 @@ TEST(FinalPass, WaitsForTheTerminalStateOfACompletingJob) {
   for (const auto& b : example_bundles("01-xid79-fallen-off-bus", "epilog", 1796000000000000000LL))
     ASSERT_EQ(upload(client, b)->status, 201);
   std::this_thread::sleep_for(std::chrono::milliseconds(2500));
-  EXPECT_EQ(client.Get("/api/v1/jobs/48213/diagnosis")->status, 404) << agent.log();
+  EXPECT_EQ(read(client, "/api/v1/jobs/48213/diagnosis")->status, 404) << agent.log();
 
   write_file(agent.dir() / "job.txt", failed_line + "\n");  // slurmctld heard the last Epilog
   auto d = wait_for_diagnosis(client, "48213");

@@ -51,7 +51,7 @@ Outcome run(const std::vector<Bundle>& order) {
   o.reply_verdict = reply["verdict"];
   o.job_json = read_file(agent.state() / "jobs/48213/0/incident/job.json");
   o.pass_json = read_file(agent.state() / "jobs/48213/0/passes/1.json");
-  o.diagnosis = client.Get("/api/v1/jobs/48213/diagnosis")->body;
+  o.diagnosis = read(client, "/api/v1/jobs/48213/diagnosis")->body;
   return o;
 }
 

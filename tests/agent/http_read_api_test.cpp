@@ -15,13 +15,13 @@ TEST(ReadApi, HealthErrorsAndParameters) {
   ASSERT_TRUE(health);
   EXPECT_EQ(health->status, 200);
   EXPECT_EQ(json::parse(health->body)["status"], "ok");
-  auto missing = client.Get("/api/v1/jobs/999/diagnosis");
+  auto missing = read(client, "/api/v1/jobs/999/diagnosis");
   EXPECT_EQ(missing->status, 404);
   EXPECT_TRUE(json::parse(missing->body).contains("error"));
-  EXPECT_EQ(client.Get("/api/v1/jobs/abc/diagnosis")->status, 400);
-  EXPECT_EQ(client.Get("/api/v1/diagnoses?limit=0")->status, 400);
-  EXPECT_EQ(client.Get("/api/v1/diagnoses?since=yesterday")->status, 400);
-  auto list = client.Get("/api/v1/diagnoses?node=n1&since=0&limit=5");
+  EXPECT_EQ(read(client, "/api/v1/jobs/abc/diagnosis")->status, 400);
+  EXPECT_EQ(read(client, "/api/v1/diagnoses?limit=0")->status, 400);
+  EXPECT_EQ(read(client, "/api/v1/diagnoses?since=yesterday")->status, 400);
+  auto list = read(client, "/api/v1/diagnoses?node=n1&since=0&limit=5");
   EXPECT_EQ(list->status, 200);
   EXPECT_EQ(json::parse(list->body)["diagnoses"], json::array());
   auto nowhere = client.Get("/api/v1/nowhere");

@@ -23,7 +23,7 @@ TEST(RestartRecovery, DeadlinePassAfterRestart) {
   auto d = wait_for_diagnosis(client, "48213", 20);
   ASSERT_TRUE(d) << second.log();
   EXPECT_EQ((*d)["root_causes"][0]["node"], "gpu-a02");
-  auto list = json::parse(client.Get("/api/v1/diagnoses")->body);
+  auto list = json::parse(read(client, "/api/v1/diagnoses")->body);
   EXPECT_EQ(list["diagnoses"][0]["trigger"], "deadline");
 }
 

@@ -53,6 +53,7 @@ class BundleLayout : public ::testing::Test {
     r.nodelist = "n[1-3]";
     r.exit_code = "1:0";
     r.outputs = {(dir / "out/slurm-%j.out").string(), (dir / "out/slurm-12.out").string()};
+    r.owner_uid = ::getuid();  // the test wrote the output
     r.now = at("2026-11-30T05:30:00Z");
     return r;
   }

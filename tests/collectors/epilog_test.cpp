@@ -77,7 +77,7 @@ TEST(Epilog, HandsOffAndDetachesTheCollector) {
   EpilogRun run = run_epilog(
       "SLURM_JOB_ID=12 SLURMD_NODENAME=n2 'SLURM_NODELIST=n[1-3]' SLURM_JOB_EXIT_CODE=1280 "
       "SLURM_JOB_EXIT_CODE2=5:0 SLURM_JOB_DERIVED_EC=1792 SLURM_JOB_STDOUT=/home/u/slurm-12.out "
-      "SLURM_JOB_STDERR=/home/u/slurm-12.out",
+      "SLURM_JOB_STDERR=/home/u/slurm-12.out SLURM_JOB_UID=1234",
       "--config " + (dir / "node.yaml").string());
   EXPECT_EQ(run.exit_code, 0);
   EXPECT_LT(run.seconds, 1.0) << "slurmd would wait for the collector";
@@ -89,13 +89,14 @@ TEST(Epilog, HandsOffAndDetachesTheCollector) {
   EXPECT_EQ(pending["exit_code"], "5:0");
   EXPECT_EQ(pending["derived_ec"], "1792");
   EXPECT_EQ(pending["stdout"], "/home/u/slurm-12.out");
+  EXPECT_EQ(pending["uid"], "1234");
 
   for (int i = 0; i < 50 && !std::filesystem::exists(args_file); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   std::string args = testing::read_file(args_file);
   EXPECT_EQ(args, "epilog --job 12 --node n2 --config " + (dir / "node.yaml").string() +
                       " --nodelist n[1-3] --exit-code 5:0 --derived-ec 1792 --stdout "
-                      "/home/u/slurm-12.out --stderr /home/u/slurm-12.out\n");
+                      "/home/u/slurm-12.out --stderr /home/u/slurm-12.out --uid 1234\n");
 }
 
 }  // namespace

@@ -57,7 +57,12 @@ expect_stat /etc/firstfault/node.yaml 644 root:root
 expect_stat /etc/firstfault/agent.yaml 644 root:root
 expect_stat /etc/slurm/plugstack.conf.d/firstfault.conf 644 root:root
 expect_stat /lib/systemd/system/firstfault-agent.service 644 root:root
-expect_stat "$state_dir" 750 root:root
+# The agent runs as SlurmUser `slurm`: its state directory is slurm's.
+if getent passwd slurm >/dev/null; then
+  expect_stat "$state_dir" 750 slurm:slurm
+else
+  expect_stat "$state_dir" 750 root:root
+fi
 for f in /usr/share/firstfault/rules/kinds.yaml /usr/share/firstfault/sql/migrations/001_initial.sql; do
   expect_stat "$f" 644 root:root
 done
@@ -67,6 +72,8 @@ for conffile in /etc/firstfault/node.yaml /etc/firstfault/agent.yaml /etc/slurm/
 done
 grep -qx 'ExecStart=/usr/bin/firstfault agent --config /etc/firstfault/agent.yaml' \
   /lib/systemd/system/firstfault-agent.service || fail "unexpected ExecStart in the unit"
+grep -qx 'User=slurm' /lib/systemd/system/firstfault-agent.service ||
+  fail "the unit does not run the agent as SlurmUser slurm"
 grep -q '^#optional spank_firstfault.so ' /etc/slurm/plugstack.conf.d/firstfault.conf ||
   fail "the plugstack drop-in is not shipped commented out"
 

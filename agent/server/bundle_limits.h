@@ -1,0 +1,41 @@
+// What one uploaded bundle may weigh (docs/slurm-path.md section 4). Every
+// limit is checked on the whole upload before anything touches the disk, so
+// a bundle over one is refused whole (413) and never half-stored.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ff::agent {
+
+struct UploadedFile {
+  std::string name;  // the multipart filename: the path inside the bundle
+  std::string content;
+};
+
+struct BundleLimits {
+  std::size_t max_files = 4096;
+  std::size_t max_total_bytes = 256u << 20;  // agent.yaml max_request_bytes
+  std::size_t max_file_bytes = 128u << 20;
+  // The collectors cut longer lines at 1 MiB (and the engine reads no more
+  // of a line), so a longer one means a client that is not ours.
+  std::size_t max_line_bytes = 1u << 20;
+  // Over every bundle stored for one job attempt, this one included.
+  std::uint64_t max_lines_per_job = 50'000'000;
+};
+
+// What a bundle weighs, measured by bundle_over_limits.
+struct BundleWeight {
+  std::uint64_t bytes = 0;
+  std::uint64_t lines = 0;  // newline-terminated lines, plus an unterminated last one
+};
+
+// "" when `files` keep every per-bundle limit (all but max_lines_per_job,
+// which needs what is stored), else the first limit broken, naming the file
+// and the agent.yaml setting. Fills `weight` in either case as far as it got.
+std::string bundle_over_limits(const std::vector<UploadedFile>& files, const BundleLimits& limits,
+                               BundleWeight& weight);
+
+}  // namespace ff::agent
