@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <fstream>
 #include <thread>
 
 #include "common/munge_credential.h"
@@ -25,6 +26,25 @@ void remove_delivered(const OutboxEntry& entry) {
   fs::remove_all(ec ? entry.dir : sent, ec);
 }
 
+// The agent's answer is about the bundle itself, not about now.
+bool refused_for_good(int status) {
+  return status == 400 || status == 413;
+}
+
+void move_to_rejected(const OutboxEntry& entry, const HttpReply& reply) {
+  fs::path rejected = entry.dir.parent_path().parent_path() / "rejected";
+  std::error_code ec;
+  fs::create_directories(rejected, ec);
+  fs::path to = rejected / entry.meta.bundle_id;
+  fs::rename(entry.dir, to, ec);
+  if (ec) {
+    spdlog::error("bundle {}: cannot move to {}: {}", entry.meta.bundle_id, to.string(),
+                  ec.message());
+    return;
+  }
+  std::ofstream(to / "rejected.txt") << reply.describe() << '\n';
+}
+
 }  // namespace
 
 const char* outcome_name(DeliveryOutcome outcome) {
@@ -37,6 +57,8 @@ const char* outcome_name(DeliveryOutcome outcome) {
       return "busy";
     case DeliveryOutcome::gone:
       return "gone";
+    case DeliveryOutcome::rejected:
+      return "rejected";
   }
   return "kept";
 }
@@ -71,6 +93,12 @@ DeliveryOutcome deliver_once(const NodeConfig& config, const OutboxEntry& entry,
     remove_delivered(entry);
     return DeliveryOutcome::delivered;
   }
+  if (refused_for_good(reply.status)) {
+    spdlog::error("bundle {}: refused by the agent, not sent again: {}", meta.bundle_id,
+                  reply.describe());
+    move_to_rejected(entry, reply);
+    return DeliveryOutcome::rejected;
+  }
   spdlog::warn("bundle {}: not delivered: {}", meta.bundle_id, reply.describe());
   return DeliveryOutcome::kept;
 }
@@ -87,7 +115,9 @@ std::vector<OutboxEntry> deliver_with_retry(const NodeConfig& config,
     std::vector<OutboxEntry> again;
     for (auto& entry : entries) {
       DeliveryOutcome outcome = deliver_once(config, entry, config.request_timeout_s);
-      if (outcome == DeliveryOutcome::delivered || outcome == DeliveryOutcome::gone) continue;
+      if (outcome == DeliveryOutcome::delivered || outcome == DeliveryOutcome::gone ||
+          outcome == DeliveryOutcome::rejected)
+        continue;
       // The bundle's age, or this loop's own duration when the wall clock
       // went backwards since the bundle was made.
       double age_s = std::max(

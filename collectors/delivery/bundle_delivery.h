@@ -1,7 +1,12 @@
 // Sending outbox bundles to the agent: POST /api/v1/bundles with a munge
 // credential, removed from the outbox on 200/201, kept otherwise and retried
 // with exponential backoff until retry.give_up_after_s after the bundle was
-// made. A bundle that gives up stays in the outbox for the next flush.
+// made. A bundle that gives up stays in the outbox for the next flush. One
+// the agent refuses for what it is (400 malformed, 413 over a limit) would
+// be refused forever: it moves to <spool>/rejected/ with the agent's reason
+// at once, and goes with the spool's other leftovers after spool_keep_days.
+// 401/403/5xx may pass once munged or the agent's configuration is fixed:
+// those are retried.
 #pragma once
 
 #include <chrono>
@@ -19,6 +24,7 @@ enum class DeliveryOutcome {
   kept,       // the agent did not take it (yet); still in the outbox
   busy,       // another collector is sending it right now
   gone,       // already delivered by another collector
+  rejected,   // refused for good (400, 413); moved to <spool>/rejected/
 };
 
 const char* outcome_name(DeliveryOutcome outcome);

@@ -27,7 +27,7 @@ int clean_spool(const SpoolLayout& spool, int keep_days) {
   auto staging_cutoff = fs::file_time_type::clock::now() - std::chrono::hours(1);
   int removed = 0;
   std::error_code ec;
-  for (const fs::path& dir : {spool.jobs(), spool.pending(), spool.outbox()}) {
+  for (const fs::path& dir : {spool.jobs(), spool.pending(), spool.outbox(), spool.rejected()}) {
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
       std::string name = it->path().filename().string();
       bool staging = name.rfind(".tmp-", 0) == 0 || name.rfind(".sent-", 0) == 0;

@@ -1,5 +1,6 @@
 // Removes what the spool no longer needs: job records, pending hand-offs and
-// undelivered bundles older than spool_keep_days, and leftovers of staging.
+// undelivered and rejected bundles older than spool_keep_days, and leftovers
+// of staging.
 #pragma once
 
 #include "spool/spool_layout.h"

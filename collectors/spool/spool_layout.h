@@ -18,6 +18,8 @@ struct SpoolLayout {
     return pending() / (job_id + ".json");
   }
   std::filesystem::path log() const { return root / "log"; }
+  // Bundles the agent refused for good (400, 413), with its reason.
+  std::filesystem::path rejected() const { return root / "rejected"; }
 };
 
 }  // namespace ff::collect

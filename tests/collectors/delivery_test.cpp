@@ -123,6 +123,19 @@ TEST_F(Delivery, RefusedBundleStaysInTheOutbox) {
   EXPECT_EQ(outbox_size(), 1u);
 }
 
+TEST_F(Delivery, BundleOverALimitIsSetAsideNotRetried) {
+  agent.answer_status(413);
+  BuiltBundle built = build();
+  std::string id = built.entry.meta.bundle_id;
+  auto kept = deliver_with_retry(config, {built.entry}, [](std::chrono::milliseconds) {});
+  EXPECT_TRUE(kept.empty());
+  EXPECT_EQ(agent.requests().size(), 1u);  // once: it would be refused every time
+  EXPECT_EQ(outbox_size(), 0u);
+  EXPECT_TRUE(std::filesystem::exists(config.spool / "rejected" / id / "meta.json"));
+  EXPECT_NE(testing::read_file(config.spool / "rejected" / id / "rejected.txt").find("413"),
+            std::string::npos);
+}
+
 TEST_F(Delivery, ALockedBundleIsLeftToItsSender) {
   BuiltBundle built = build();
   {
