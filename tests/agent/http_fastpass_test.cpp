@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "agent_process.h"
+#include "common/run_process.h"
 
 namespace {
 
@@ -99,6 +100,14 @@ TEST(FastPass, CredentialMustNameThisRequest) {
   res = fastpass(client, "gpu-a01", std::nullopt, "");
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 401);
+  // A job's user can make a credential for the right payload, but with their
+  // own uid: a job cannot have its Comment written for it.
+  auto made = ff::run_process({"/usr/sbin/runuser", "-u", "nobody", "--", "/usr/bin/munge", "-n",
+                               "-s", "firstfault-fastpass 48213 gpu-a01"});
+  ASSERT_TRUE(made.ok()) << made.describe() << made.err;
+  res = fastpass(client, "gpu-a01", std::nullopt, made.out.substr(0, made.out.find('\n')));
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 403) << res->body;
   EXPECT_EQ(agent.slurm_calls(), "");
 }
 
