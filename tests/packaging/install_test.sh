@@ -26,6 +26,10 @@ compgen -G "$dist/firstfault-*.deb" >/dev/null || { echo "no packages in $dist: 
 deb_version="${FF_VERSION}-1+slurm${SLURM_SERIES}"
 plugin=/usr/lib/x86_64-linux-gnu/slurm-wlm/spank_firstfault.so
 state_dir=/var/lib/firstfault
+# The agent runs as SlurmUser `slurm` (the unit's User=): the postinst gives
+# it the state directory when that user exists.
+state_owner=root:root
+getent passwd slurm >/dev/null && state_owner=slurm:slurm
 
 failed=0
 fail() { echo "FAIL: $*"; failed=1; }
@@ -57,12 +61,7 @@ expect_stat /etc/firstfault/node.yaml 644 root:root
 expect_stat /etc/firstfault/agent.yaml 644 root:root
 expect_stat /etc/slurm/plugstack.conf.d/firstfault.conf 644 root:root
 expect_stat /lib/systemd/system/firstfault-agent.service 644 root:root
-# The agent runs as SlurmUser `slurm`: its state directory is slurm's.
-if getent passwd slurm >/dev/null; then
-  expect_stat "$state_dir" 750 slurm:slurm
-else
-  expect_stat "$state_dir" 750 root:root
-fi
+expect_stat "$state_dir" 750 "$state_owner"
 for f in /usr/share/firstfault/rules/kinds.yaml /usr/share/firstfault/sql/migrations/001_initial.sql; do
   expect_stat "$f" 644 root:root
 done
@@ -108,12 +107,32 @@ if ((rc == 64)); then
   cat "$scratch/agent.log"
   fail "firstfault agent rejects the shipped agent.yaml"
 fi
+# As the unit runs it: SlurmUser `slurm`, not root. It starts, creates its
+# database, and nothing it writes is readable by others.
+if getent passwd slurm >/dev/null; then
+  mkdir -p "$scratch/slurm-state"
+  chown slurm:slurm "$scratch/slurm-state"
+  chmod 755 "$scratch"
+  sed -e "s|^listen:.*|listen: 127.0.0.1:0|" -e "s|/var/lib/firstfault|$scratch/slurm-state|" \
+    /etc/firstfault/agent.yaml >"$scratch/agent-slurm.yaml"
+  chmod 644 "$scratch/agent-slurm.yaml"
+  rc=0
+  timeout 3 runuser -u slurm -- /usr/bin/firstfault agent --config "$scratch/agent-slurm.yaml" \
+    >"$scratch/agent-slurm.log" 2>&1 || rc=$?
+  echo "agent as slurm exited $rc (124: ran until the timeout)"
+  if ((rc != 124)); then
+    cat "$scratch/agent-slurm.log"
+    fail "firstfault agent does not run as SlurmUser slurm"
+  fi
+  expect_stat "$scratch/slurm-state/firstfault.db" 640 slurm:slurm
+  expect_stat "$scratch/slurm-state/jobs" 750 slurm:slurm
+fi
 
 echo "# dpkg -i again (as an upgrade does): a changed conffile is kept, nothing asks"
 echo "# changed by install_test.sh" >>/etc/firstfault/agent.yaml
 dpkg -i "$dist/firstfault-node_${deb_version}_amd64.deb" "$dist/firstfault-agent_${deb_version}_amd64.deb" </dev/null
 grep -q '^# changed by install_test.sh$' /etc/firstfault/agent.yaml || fail "reinstalling replaced a changed conffile"
-expect_stat "$state_dir" 750 root:root
+expect_stat "$state_dir" 750 "$state_owner"
 
 echo "# dpkg -r: the database stays, nothing runs"
 echo "test database" >"$state_dir/firstfault.db"
