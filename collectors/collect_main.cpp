@@ -1,4 +1,5 @@
 // firstfault-collect: the node collector (docs/slurm-path.md §2).
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <curl/curl.h>
@@ -67,6 +68,17 @@ CollectRequest request_from(const std::string& pass, const Options& o) {
   return r;
 }
 
+// Bundles hold windows of root-only logs (kern.log, syslog) and the jobs'
+// output: nothing the collector writes is for other users of the node, and
+// a spool made open before (by hand, or by an older version) is closed.
+void close_spool(const std::filesystem::path& spool) {
+  ::umask(077);
+  struct stat st {};
+  if (::lstat(spool.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == ::geteuid() &&
+      (st.st_mode & 077) != 0)
+    ::chmod(spool.c_str(), st.st_mode & 07700);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -119,6 +131,7 @@ int main(int argc, char** argv) {
     spdlog::error("{}", e.what());
     return kExitInternal;
   }
+  close_spool(config.spool);
   setup_logging(config.spool / "log");
   curl_global_init(CURL_GLOBAL_DEFAULT);
   int rc = kExitInternal;

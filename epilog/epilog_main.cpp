@@ -92,7 +92,8 @@ bool make_dirs(const std::string& path) {
   for (std::size_t i = 0; i <= path.size(); ++i) {
     if (i == path.size() || (path[i] == '/' && i > 0)) {
       partial = path.substr(0, i);
-      if (::mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) return false;
+      // Root's only, as the plugin makes it: the spool holds root-only logs.
+      if (::mkdir(partial.c_str(), 0700) != 0 && errno != EEXIST) return false;
     }
   }
   return true;
@@ -110,7 +111,7 @@ void write_pending(const std::string& spool,
   body += "}\n";
   std::string final_path = dir + "/" + job_id + ".json";
   std::string tmp = dir + "/." + job_id + ".json.tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) return;
   bool ok = ::write(fd, body.data(), body.size()) == static_cast<ssize_t>(body.size());
   ::close(fd);
@@ -146,7 +147,7 @@ void start_detached(const std::vector<std::string>& args) {
   if (null >= 0)
     for (int fd = 0; fd < 3; ++fd) ::dup2(null, fd);
   ::closefrom(3);  // slurmd's pipes among them: EOF for slurmd now
-  ::umask(022);
+  ::umask(077);    // the collector's bundles hold root-only logs
   if (::chdir("/") != 0) {
   }
   // No PATH in the Epilog's environment: the collector gets a sane one.

@@ -26,8 +26,11 @@ std::string MakeDirectories(const std::string& path) {
     position = path.find('/', position + 1);
     std::string prefix = path.substr(0, position);
     if (prefix.empty() || prefix.back() == '/') continue;
-    if (mkdir(prefix.c_str(), 0755) == 0) {
-      chmod(prefix.c_str(), 0755);  // the umask of slurmstepd is not ours
+    // Root's only: the spool holds windows of root-only logs (kern.log,
+    // syslog) and copies of the jobs' output, which other users of the node
+    // must not read. Every firstfault program that uses it runs as root.
+    if (mkdir(prefix.c_str(), 0700) == 0) {
+      chmod(prefix.c_str(), 0700);  // the umask of slurmstepd is not ours
       continue;
     }
     int error = errno;
@@ -61,12 +64,12 @@ bool SpoolWriter::WriteFile(std::string_view relative_path, std::string_view con
   }
   std::string temporary = directory + "/." + name + "." + std::to_string(getpid()) + "." +
                           std::to_string(temporary_counter.fetch_add(1)) + ".tmp";
-  int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+  int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) {
     Fail(ErrnoText("cannot create", temporary, errno));
     return false;
   }
-  fchmod(fd, 0644);
+  fchmod(fd, 0600);
   const char* data = content.data();
   size_t left = content.size();
   while (left > 0) {

@@ -15,7 +15,7 @@ namespace {
 std::uint64_t keep_tail(const std::filesystem::path& path, std::uint64_t size, std::uint64_t keep) {
   std::filesystem::path tmp = path.string() + ".cut";
   int in = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  int out = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int out = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   std::uint64_t written = 0;
   if (in >= 0 && out >= 0) written = copy_tail_from_line_start(in, out, size - keep, size).written;
   if (in >= 0) ::close(in);

@@ -79,7 +79,7 @@ AppOutputCopy copy_app_output(const std::string& path, const std::string& node,
   std::error_code ec;
   std::filesystem::create_directories(bundle_root / "app", ec);
   std::filesystem::path out_path = bundle_root / "app" / name;
-  int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (out < 0) {
     ::close(in);
     result.coverage.status = "error";

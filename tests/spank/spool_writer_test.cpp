@@ -27,14 +27,15 @@ mode_t ModeOf(const std::string& path) {
 TEST(SpoolWriterTest, CreatesMissingDirectoriesWithFixedModes) {
   TestDirectory spool;
   ErrorLog errors;
-  mode_t old_umask = umask(077);  // slurmstepd's umask is not ours to trust
+  mode_t old_umask = umask(0);  // slurmstepd's umask is not ours to trust
   SpoolWriter writer(spool.path() + "/n1", errors.sink());
   EXPECT_TRUE(writer.WriteFile("jobs/12/alloc-0.json", "{}\n"));
   umask(old_umask);
   EXPECT_EQ(ReadWholeFile(spool.path() + "/n1/jobs/12/alloc-0.json"), "{}\n");
-  EXPECT_EQ(ModeOf(spool.path() + "/n1"), 0755u);
-  EXPECT_EQ(ModeOf(spool.path() + "/n1/jobs/12"), 0755u);
-  EXPECT_EQ(ModeOf(spool.path() + "/n1/jobs/12/alloc-0.json"), 0644u);
+  // Root's only, whatever the umask: the spool also holds root-only logs.
+  EXPECT_EQ(ModeOf(spool.path() + "/n1"), 0700u);
+  EXPECT_EQ(ModeOf(spool.path() + "/n1/jobs/12"), 0700u);
+  EXPECT_EQ(ModeOf(spool.path() + "/n1/jobs/12/alloc-0.json"), 0600u);
   EXPECT_TRUE(errors.messages.empty());
 }
 
