@@ -1,6 +1,10 @@
 #include "sources/log_collector.h"
 
+#include <spdlog/spdlog.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 
 #include "sources/kmsg_reader.h"
@@ -43,6 +47,7 @@ LogCollection collect_log_kind(const SourceGlobs& source, const std::string& nod
 
   std::vector<std::string> errors = listed.errors;
   std::vector<std::string> read_ok;
+  bool lost = false;  // a window read but not written (spool full)
   // Each file's window goes to a staging name; the final names depend on how
   // many files had lines.
   std::vector<std::filesystem::path> staged;
@@ -56,12 +61,29 @@ LogCollection collect_log_kind(const SourceGlobs& source, const std::string& nod
       continue;
     }
     std::FILE* f = out.get();
-    WindowReadStats stats = read_window(path, window, ctx, [f](std::string_view line) {
-      std::fwrite(line.data(), 1, line.size(), f);
-      std::fputc('\n', f);
+    int write_error = 0;
+    WindowReadStats stats = read_window(path, window, ctx, [f, &write_error](std::string_view line) {
+      if (write_error) return;
+      if (std::fwrite(line.data(), 1, line.size(), f) != line.size() || std::fputc('\n', f) == EOF)
+        write_error = errno ? errno : EIO;
     });
-    out.reset();
+    if (!write_error && std::fflush(f) != 0) write_error = errno ? errno : EIO;
+    if (std::fclose(out.release()) != 0 && !write_error) write_error = errno ? errno : EIO;
     result.bytes_read += stats.bytes_read;
+    if (write_error) {
+      // The spool is full (or failing): the window could not be kept whole.
+      // Without this check the file was half written and still counted as
+      // read, so the coverage said "ok" for evidence that was lost. The
+      // partial file goes, and its space with it: job.json, which says what
+      // was lost, needs that room more than half a log does.
+      std::filesystem::remove(out_path, ec);
+      std::string problem = path + ": window not kept, cannot write " + out_path.string() + ": " +
+                            std::strerror(write_error);
+      spdlog::warn("{}", problem);
+      errors.push_back(problem);
+      lost = true;
+      continue;
+    }
     if (!stats.error.empty()) errors.push_back(path + ": " + stats.error);
     if (stats.error.empty() || stats.lines_kept > 0) read_ok.push_back(path);
     if (stats.lines_kept == 0) {
@@ -105,6 +127,7 @@ LogCollection collect_log_kind(const SourceGlobs& source, const std::string& nod
     c.detail = std::to_string(read_ok.size()) + " file(s) read" +
                (c.lines > 0 ? "" : ", no line in the window");
     if (!errors.empty()) c.detail += "; " + join(errors, "; ");
+    if (lost) c.status = "truncated";  // some of the window is not in the bundle
   }
   return result;
 }

@@ -32,11 +32,18 @@ die() { log "error: $*"; exit 1; }
 
 # --- small process helpers -------------------------------------------------
 
+# A killed daemon whose parent is gone stays a zombie until init reaps it: it
+# answers kill -0 but is dead (agent_killed.bats SIGKILLs the agent).
+pid_running() {
+  kill -0 "$1" 2>/dev/null || return 1
+  [[ $(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1) != Z ]]
+}
+
 pid_alive() {  # pid file -> 0 when its process runs
   local f=$1 pid
   [[ -s $f ]] || return 1
   pid=$(<"$f")
-  [[ $pid =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null
+  [[ $pid =~ ^[0-9]+$ ]] && pid_running "$pid"
 }
 
 # Waits at most $1 seconds for the command to succeed.
@@ -55,10 +62,10 @@ kill_pidfile() {
   pid_alive "$f" || { rm -f "$f"; return 0; }
   pid=$(<"$f")
   kill -TERM "$pid" 2>/dev/null || true
-  if ! wait_for "$limit" bash -c "! kill -0 $pid 2>/dev/null"; then
+  if ! wait_for "$limit" eval "! pid_running $pid"; then
     log "pid $pid ($f) ignored TERM for ${limit}s, killing"
     kill -KILL "$pid" 2>/dev/null || true
-    wait_for 5 bash -c "! kill -0 $pid 2>/dev/null" || true
+    wait_for 5 eval "! pid_running $pid" || true
   fi
   rm -f "$f"
 }

@@ -111,6 +111,117 @@ wait_epilogs_done() {
   wait_until 60 "the Epilog of job $1 on n1..n3" epilogs_done "$1"
 }
 
+# Unix seconds (3 decimals) of a "[YYYY-MM-DDTHH:MM:SS.mmm] ..." log line.
+stamp_s() {
+  local ts=${1#\[}
+  ts=${ts%%]*}
+  [[ -n $ts ]] || { echo "no timestamp in: $1" >&2; return 1; }
+  echo "$(date -d "${ts%.*}" +%s).${ts##*.}"
+}
+
+# Prints "node seconds rc" for the Epilog of job $1 on each node: from the
+# moment slurmd starts it (the prolog wait right after the terminate request;
+# the same message also precedes every task launch) to "completed epilog".
+epilog_timings() {
+  local n log start end rc
+  for n in n1 n2 n3; do
+    log=$FF_ROOT/log/slurmd-$n.log
+    start=$(awk -v t="_rpc_terminate_job: uid = [0-9]+ JobId=$1\$" \
+                -v w="Finished wait for job $1's prolog to complete" \
+                '$0 ~ t { seen = 1 } seen && index($0, w) { print; exit }' "$log")
+    end=$(grep -m1 "completed epilog for jobid $1\$" "$log")
+    rc=$(grep -m1 "JobId=$1: sent epilog complete msg" "$log" | sed 's/.*rc = //')
+    [[ -n $start && -n $end ]] || { echo "$n: no Epilog start/end for job $1 in $log" >&2; return 1; }
+    awk -v n="$n" -v a="$(stamp_s "$start")" -v b="$(stamp_s "$end")" -v rc="${rc:-?}" \
+      'BEGIN { printf "%s %.3f %s\n", n, b - a, rc }'
+  done
+}
+
+# Every node's Epilog of job $1 exited 0 within a second, and none was
+# logged as failed (a failing Epilog drains its node).
+assert_epilogs_quick() {
+  local out n secs rc
+  out=$(epilog_timings "$1") || return 1
+  echo "$out"
+  while read -r n secs rc; do
+    [[ $rc == 0 ]] || { echo "$n: the Epilog of job $1 ended with rc $rc" >&2; return 1; }
+    awk -v s="$secs" 'BEGIN { exit !(s >= 0 && s < 1.0) }' ||
+      { echo "$n: the Epilog of job $1 took ${secs}s" >&2; return 1; }
+  done <<<"$out"
+  if grep -h "\[job $1\] epilog failed" "$FF_ROOT"/log/slurmd-n*.log >&2; then return 1; fi
+}
+
+all_nodes_idle() { [[ $(sinfo -h -N -p debug -o '%t' 2>/dev/null | grep -c '^idle$') -eq 3 ]]; }
+
+# No node drained or went down: all three are idle again (never resumed here).
+assert_no_drain() {
+  wait_until 15 "n1..n3 idle" all_nodes_idle || {
+    sinfo -h -N -p debug -o '%N %t %E' >&2
+    return 1
+  }
+}
+
+# Slurm's "exit:signal" of a job, and its run time in seconds.
+job_exit_code() { scontrol -o show job "$1" 2>/dev/null | grep -o ' ExitCode=[0-9]*:[0-9]*' | cut -d= -f2; }
+job_runtime_s() {
+  local t
+  t=$(scontrol -o show job "$1" 2>/dev/null | grep -o ' RunTime=[0-9:-]*' | cut -d= -f2)
+  awk -F: -v t="$t" 'BEGIN { n = split(t, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s }'
+}
+
+# run_job EXIT [sbatch options...]: a 3-node job, one task per node, every task
+# exiting EXIT (so srun and the batch script do too). Waits for its end and
+# for every node's Epilog; JOB is its id.
+run_job() {
+  local code=$1; shift
+  JOB=$(sbatch --parsable -N3 --ntasks-per-node=1 --chdir "$WORK" --job-name "ff-e2e-exit$code" \
+    "$@" --wrap "srun sh -c 'echo task on \$SLURMD_NODENAME; exit $code'") || return 1
+  JOB=${JOB%%;*}
+  echo "# job $JOB (every task exits $code) in $WORK" >&3
+  wait_job_finished "$JOB" && wait_epilogs_done "$JOB"
+}
+
+# The job ended as its script meant it to (COMPLETED for 0, else FAILED with
+# that exit code), within $3 seconds of run time, its Epilogs exited 0 at once
+# and no node drained.
+assert_job_ran_normally() {
+  local job=$1 code=$2 limit=${3:-20} state exit runtime
+  state=$(job_state "$job")
+  exit=$(job_exit_code "$job")
+  runtime=$(job_runtime_s "$job")
+  echo "job $job: $state, exit $exit, ran ${runtime}s"
+  if ((code == 0)); then [[ $state == COMPLETED ]] || return 1; else [[ $state == FAILED ]] || return 1; fi
+  [[ $exit == "$code:0" ]] || return 1
+  ((runtime <= limit)) || { echo "job $job ran ${runtime}s, more than ${limit}s" >&2; return 1; }
+  assert_epilogs_quick "$job" && assert_no_drain
+}
+
+# mark_logs remembers where each node's slurmd log ends; logs_since_mark
+# prints what was written after that, each line prefixed with its node.
+mark_logs() {
+  local n
+  LOG_MARKS=()
+  for n in n1 n2 n3; do LOG_MARKS+=("$(stat -c %s "$FF_ROOT/log/slurmd-$n.log")"); done
+}
+
+logs_since_mark() {
+  local i=0 n
+  for n in n1 n2 n3; do
+    tail -c +"$((LOG_MARKS[i] + 1))" "$FF_ROOT/log/slurmd-$n.log" | sed "s/^/$n: /"
+    i=$((i + 1))
+  done
+}
+
+# Unmounts what a test mounted over the cluster's directories; lazily when a
+# detached collector still has a file open there.
+unmount_all() {
+  local m
+  for m in "$@"; do
+    mountpoint -q "$m" || continue
+    umount "$m" 2>/dev/null || umount -l "$m" || echo "cannot unmount $m" >&2
+  done
+}
+
 # sqlite3 against the agent's database; read-only so a test never writes it.
 db() { sqlite3 -readonly -batch -noheader "$DB" "$@"; }
 
