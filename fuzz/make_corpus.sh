@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 OUT=${1:-build-fuzz/corpus}
 EX=examples/incidents
 for t in timestamp_parser event_extractor job_json rule_file gzip_lines scontrol_parser \
-         bundle_paths hostlist; do
+         bundle_paths hostlist bundle_upload http_request; do
   mkdir -p "$OUT/fuzz_$t"
 done
 seed() {  # seed TARGET NAME < content
@@ -89,5 +89,61 @@ printf 'gpu[01-04,07],cpu1' | seed hostlist two-ranges
 printf 'r[1-2]n[1-2]' | seed hostlist nested
 printf 'gpu-a[001-128]' | seed hostlist padded
 printf 'n1,n2,n[3-3]' | seed hostlist single
+
+# Bundle uploads: NUL-separated fields: meta JSON, then name, content, ...
+meta='{"bundle_id":"gpu-a01.epilog.1","job_id":"12","node":"gpu-a01","pass":"epilog","attempt":0}'
+frag='{"job_id":"12","nodes":["gpu-a01","gpu-a02"]}'
+printf '%s\0job.json\0%s\0nodes/gpu-a01/kernel.log\0%s\0app/slurm-12.out\0%s' "$meta" "$frag" \
+  '[  12.5] NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.' 'NCCL WARN timeout' \
+  | seed bundle_upload epilog-bundle
+printf '%s\0job.json\0%s' '{"bundle_id":"b7","job_id":"7_3","node":"n1","pass":"step"}' '{}' \
+  | seed bundle_upload step-minimal
+printf '%s\0job.json\0%s\0job.json\0%s' "$meta" "$frag" "$frag" | seed bundle_upload twice
+printf '%s\0nodes/gpu-a02/../gpu-a01/syslog\0x\0job.json\0{}' "$meta" | seed bundle_upload dotdot
+printf '%s\0nodes/gpu-a01/syslog.1.gz\0x' "$meta" | seed bundle_upload no-job-json
+printf '%s\0job.json\0{"job_id":"13"}' "$meta" | seed bundle_upload other-job
+printf '%s\0job.json\0{"job_id":12}' "$meta" | seed bundle_upload job-id-number
+printf '{"bundle_id":"b","job_id":"12","node":"n1","pass":"step","attempt":-1}\0job.json\0{}' \
+  | seed bundle_upload negative-attempt
+printf '{"bundle_id":"b","job_id":"12","node":"n1","pass":"step","attempt":1e9}\0job.json\0{}' \
+  | seed bundle_upload float-attempt
+printf '[1,2]' | seed bundle_upload meta-array
+for d in "$EX"/*/; do
+  [ -f "$d/job.json" ] || continue
+  printf '%s\0job.json\0' "$meta" > "$OUT/fuzz_bundle_upload/$(basename "$d")"
+  head -c 4096 "$d/job.json" >> "$OUT/fuzz_bundle_upload/$(basename "$d")"
+done
+
+# HTTP requests: raw bytes on one connection (CRLF line ends).
+http() {  # http NAME < request with LF line ends (each becomes CRLF)
+  local s
+  s=$(cat; echo .)
+  s=${s%.}
+  printf '%s' "${s//$'\n'/$'\r\n'}" > "$OUT/fuzz_http_request/$1"
+}
+printf 'GET /api/v1/health HTTP/1.1\nHost: agent\n\n' | http health
+printf 'GET /api/v1/jobs/12/diagnosis HTTP/1.1\nHost: agent\nAccept: */*\n\n' | http diagnosis
+printf 'GET /api/v1/jobs/12_3/diagnosis HTTP/1.1\nHost: agent\nRange: bytes=0-10,20-\n\n' | http diagnosis-range
+printf 'GET /api/v1/diagnoses?node=n2&since=0&limit=10 HTTP/1.1\nHost: agent\n\n' | http diagnoses
+printf 'GET /api/v1/diagnoses?limit=99999999999999999999 HTTP/1.1\n\n' | http diagnoses-huge-limit
+printf 'GET /api/v1/health HTTP/1.1\nHost: a\n\nGET /api/v1/diagnoses HTTP/1.1\nHost: a\nConnection: close\n\n' \
+  | http pipelined
+fp='{"job_id":"12","node":"n2","exit_status":256,"attempt":0}'
+printf 'POST /api/v1/jobs/12/fastpass HTTP/1.1\nHost: agent\nX-Firstfault-Munge: MUNGE:AwQDAA:\nX-Firstfault-Deadline-Ms: 15000\nContent-Type: application/json\nContent-Length: %d\n\n%s' \
+  ${#fp} "$fp" | http fastpass
+printf 'POST /api/v1/jobs/12/fastpass HTTP/1.1\nHost: agent\nTransfer-Encoding: chunked\nX-Firstfault-Munge: x\n\n5\n{"job\n0\n\n' \
+  | http fastpass-chunked
+printf 'POST /api/v1/bundles HTTP/1.1\nHost: agent\nContent-Length: 100000\n\n{}' | http short-body
+body=$(printf -- '--XyZ\nContent-Disposition: form-data; name="meta"\nContent-Type: application/json\n\n%s\n--XyZ\nContent-Disposition: form-data; name="file"; filename="job.json"\nContent-Type: application/octet-stream\n\n%s\n--XyZ\nContent-Disposition: form-data; name="file"; filename="nodes/gpu-a01/kernel.log"\n\n[  12.5] NVRM: Xid 79\n--XyZ--\n' \
+  "$meta" "$frag" | sed 's/$/\r/')
+for cred in with-credential without-credential; do
+  hdr=''
+  [ $cred = with-credential ] && hdr='X-Firstfault-Munge: MUNGE:AwQDAAA=:\r\n'
+  printf 'POST /api/v1/bundles HTTP/1.1\r\nHost: agent\r\n%bContent-Type: multipart/form-data; boundary=XyZ\r\nContent-Length: %d\r\n\r\n%s\n' \
+    "$hdr" $((${#body} + 1)) "$body" > "$OUT/fuzz_http_request/bundle-$cred"
+done
+printf 'POST /api/v1/bundles HTTP/1.1\nHost: agent\nContent-Type: text/plain\nContent-Length: 2\n\nhi' | http bundle-not-multipart
+printf 'DELETE /api/v1/jobs/12/diagnosis HTTP/1.0\n\n' | http delete
+printf 'GET /%%2e%%2e/%%2e%%2e/etc/passwd HTTP/1.1\n\n' | http traversal
 
 for d in "$OUT"/fuzz_*; do echo "corpus $(basename "$d"): $(find "$d" -type f | wc -l) files"; done

@@ -16,7 +16,7 @@ SECONDS_PER_TARGET=${1:-60}
 BUILD_DIR=${2:-build-fuzz}
 JOBS=${JOBS:-$(nproc)}
 ALL="fuzz_timestamp_parser fuzz_event_extractor fuzz_job_json fuzz_rule_file fuzz_gzip_lines
-     fuzz_scontrol_parser fuzz_bundle_paths fuzz_hostlist"
+     fuzz_scontrol_parser fuzz_bundle_paths fuzz_hostlist fuzz_bundle_upload fuzz_http_request"
 TARGETS=${FUZZ_TARGETS:-$ALL}
 
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DFIRSTFAULT_FUZZ=ON \
@@ -34,10 +34,14 @@ for t in $TARGETS; do
   mkdir -p "$art" "$BUILD_DIR/logs"
   log="$BUILD_DIR/logs/$t.log"
   before=$(find "$art" -type f | wc -l)
+  # The recorded findings (fuzz/crashes/<target>) are read as a second corpus:
+  # every run replays them first, so a regression stops the run.
+  seeds=("$BUILD_DIR/corpus/$t")
+  [ -d "fuzz/crashes/$t" ] && seeds+=("fuzz/crashes/$t")
   # shellcheck disable=SC2086
   "$BUILD_DIR/fuzz/$t" -max_total_time="$SECONDS_PER_TARGET" -print_final_stats=1 \
     -timeout=10 -rss_limit_mb=2048 -artifact_prefix="$art" ${FUZZ_FLAGS:-} \
-    "$BUILD_DIR/corpus/$t" >"$log" 2>&1
+    "${seeds[@]}" >"$log" 2>&1
   rc=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
   # -fork mode has no stat:: line; its "#N: cov: ..." lines count all jobs.

@@ -11,6 +11,11 @@ packages=(
   libsqlite3-dev sqlite3 libcurl4-openssl-dev libcpp-httplib-dev libmunge-dev munge
   libslurm-dev slurm-wlm slurmctld slurmd slurm-client bats curl procps
   debhelper dpkg-dev fakeroot lintian rpm file binutils
+  libsystemd-dev systemd-journal-remote  # the collector's journal source and its tests
+  # scripts/sanitize.sh and fuzz/run.sh (scripts/test.sh runs both): clang, its
+  # ASan/UBSan/libFuzzer runtimes (libclang_rt.*, only recommended by clang-14,
+  # and this script installs no recommends) and llvm-symbolizer for stack traces.
+  clang libclang-rt-14-dev llvm
 )
 
 missing=()

@@ -7,6 +7,12 @@
 #      directory, Epilog and collector from /usr/libexec/firstfault, agent from
 #      its unit's command line); then the packages are removed again.
 #   3. The project's scorer on the bundled examples.
+#   4. Hardening (issue 5): the unit and component tests again under ASan and
+#      UBSan (scripts/sanitize.sh, clang, in build-asan/), then a fuzz smoke
+#      run of every libFuzzer target (fuzz/run.sh, FF_FUZZ_SECONDS per target,
+#      default 10, in build-fuzz/). A sanitizer report, a failed test or a
+#      fuzz finding fails the run. FF_SKIP_HARDENING=1 skips this step (quick
+#      local runs; CI runs it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh
@@ -29,4 +35,14 @@ fi
 # The scorer of the project, on the bundled examples, when python3 is present.
 if command -v python3 >/dev/null && [ -f tools/score.py ]; then
   python3 tools/score.py --root examples/incidents --cmd "build/agent/firstfault analyze {dir} --format json" --quiet
+fi
+
+# 4. Sanitizers and fuzz smoke run. The munge-backed tests need munged: the
+# ctest fixture above leaves it running; cluster.sh munge starts it otherwise.
+if [ "${FF_SKIP_HARDENING:-0}" = 1 ]; then
+  echo "test.sh: FF_SKIP_HARDENING=1: sanitizer and fuzz smoke runs skipped"
+else
+  if [ "$(id -u)" -eq 0 ]; then tests/slurm/cluster.sh munge; fi
+  scripts/sanitize.sh build-asan
+  fuzz/run.sh "${FF_FUZZ_SECONDS:-10}" build-fuzz
 fi

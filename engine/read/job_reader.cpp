@@ -42,7 +42,7 @@ JobInfo read_job_json(const std::filesystem::path& path, std::vector<ErrorItem>&
   json j;
   try {
     j = json::parse(ss.str());
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number like 1e400
     errors.push_back({"job.json", 0, std::string("malformed job.json: ") + e.what()});
     return job;
   }

@@ -58,6 +58,13 @@ class PluginCallbacksTest : public ::testing::Test {
     host().env["SLURM_JOB_GPUS"] = "2,3";
   }
 
+  // slurmstepd calls slurm_spank_exit (spank_fini) for every step that went
+  // through slurm_spank_init; a test that stops earlier ends its step here, so
+  // the plugin frees its step state as in slurmstepd before it is unloaded.
+  void TearDown() override {
+    if (step_open_) Call("slurm_spank_exit");
+  }
+
   FakeSlurmHost& host() { return fake_host(); }
 
   // The plugin's errors: slurm_error() and slurm_info("firstfault: error: ...").
@@ -85,6 +92,8 @@ class PluginCallbacksTest : public ::testing::Test {
     for (std::string& arg : args_) argv.push_back(arg.data());
     Clock::time_point start = Clock::now();
     int result = callback(nullptr, static_cast<int>(argv.size()), argv.data());
+    if (std::string(name) == "slurm_spank_init") step_open_ = true;
+    if (std::string(name) == "slurm_spank_exit") step_open_ = false;
     costs_[name].push_back(
         std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start));
     return result;
@@ -147,6 +156,7 @@ class PluginCallbacksTest : public ::testing::Test {
   std::string calls_;
   std::vector<std::string> args_;
   std::map<std::string, std::vector<std::chrono::microseconds>> costs_;
+  bool step_open_ = false;  // slurm_spank_init called, slurm_spank_exit not yet
 };
 
 TEST_F(PluginCallbacksTest, ExportsTheLoaderSymbols) {
