@@ -12,6 +12,7 @@ packages=(
   libslurm-dev slurm-wlm slurmctld slurmd slurm-client bats curl procps
   debhelper dpkg-dev fakeroot lintian rpm file binutils
   libsystemd-dev systemd-journal-remote  # the collector's journal source and its tests
+  prometheus  # tests/sources/prometheus_real_server_test.cpp runs a real Prometheus
   # scripts/sanitize.sh and fuzz/run.sh (scripts/test.sh runs both): clang, its
   # ASan/UBSan/libFuzzer runtimes (libclang_rt.*, only recommended by clang-14,
   # and this script installs no recommends) and llvm-symbolizer for stack traces.

@@ -23,5 +23,6 @@ void add_rules_command(CLI::App& app, int& exit_code);
 void add_show_command(CLI::App& app, int& exit_code);
 void add_history_command(CLI::App& app, int& exit_code);
 void add_agent_command(CLI::App& app, int& exit_code);
+void add_gather_command(CLI::App& app, int& exit_code);
 
 }  // namespace ff::cli

@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   ff::cli::add_show_command(app, exit_code);
   ff::cli::add_history_command(app, exit_code);
   ff::cli::add_agent_command(app, exit_code);
+  ff::cli::add_gather_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -120,6 +120,22 @@ AgentConfig parse_agent_config(const std::string& text, const std::string& name)
     } else if (key == "read_uids") {
       if (!v.IsNull() && !v.IsSequence()) fail(name, v.Mark(), "'read_uids' must be a list");
       for (const auto& uid : v) c.read_uids.push_back(positive(name, key, uid, 0));
+    } else if (key == "loki") {
+      try {
+        c.central.loki = ff::sources::parse_loki_config(v, name);
+      } catch (const ff::sources::LokiConfigError& e) {
+        throw ConfigError(e.what());
+      }
+    } else if (key == "prometheus") {
+      try {
+        c.central.prometheus = ff::sources::parse_prometheus_config(v, name);
+      } catch (const ff::sources::PrometheusConfigError& e) {
+        throw ConfigError(e.what());
+      }
+    } else if (key == "gather_margin_before_s") {
+      c.central.margin_before_s = positive(name, key, v, 0);
+    } else if (key == "gather_margin_after_s") {
+      c.central.margin_after_s = positive(name, key, v, 0);
     } else if (key == "scontrol") {
       c.slurm.scontrol = scalar<std::string>(name, key, v);
     } else if (key == "sacctmgr") {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "gather/central_gather.h"
 #include "slurm/slurm_client.h"
 
 namespace ff::agent {
@@ -37,7 +38,11 @@ struct AgentConfig {
   // the job's own output among them, so the default is "credential".
   std::string read_access = "credential";
   std::vector<int> read_uids;
-  SlurmPaths slurm;                // scontrol, sacctmgr
+  SlurmPaths slurm;  // scontrol, sacctmgr
+  // Central sources asked once per job attempt before its final pass:
+  // `loki:` (sources/loki/loki_config.h) with gather_margin_before_s/_after_s,
+  // `prometheus:` (sources/prometheus/prometheus_config.h).
+  ff::sources::CentralConfig central;
   std::vector<std::string> rules;  // extra rule directories (as `analyze --rules`)
 };
 

@@ -119,6 +119,7 @@ int run_agent(const AgentConfig& config) {
   RequestAuth auth(allowed, config.slurm_user, &slurm, readers);
   JobLocks locks;
   PassRunner runner(layout, *store, slurm, locks, rules);
+  runner.set_central_sources(config.central);
   JobTracker tracker(runner, std::chrono::seconds(config.final_pass_deadline_s));
   BundleLimits limits;
   limits.max_total_bytes = config.max_request_bytes;

@@ -92,10 +92,41 @@ void PassRunner::rebuild(const JobKey& key) {
   auto start = std::chrono::steady_clock::now();
   MergeResult merged = rebuild_incident(layout_, key, bundles, facts);
   for (const auto& p : merged.problems) spdlog::warn("job {}: {}", key.str(), p);
+  add_central(key, false);
   spdlog::debug("job {}: incident rebuilt from {} bundles in {} ms", key.str(), bundles.size(),
                 std::chrono::duration_cast<std::chrono::milliseconds>(
                     std::chrono::steady_clock::now() - start)
                     .count());
+}
+
+void PassRunner::add_central(const JobKey& key, bool gather_if_missing) {
+  fs::path dir = layout_.central(key);
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) {
+    if (!gather_if_missing || !central_.any()) return;
+    // Gathered into a scratch name and renamed: a crash mid-way leaves no
+    // half central/ that later passes would take for the whole.
+    fs::path scratch = layout_.job(key) / "central.tmp";
+    fs::remove_all(scratch, ec);
+    auto start = std::chrono::steady_clock::now();
+    auto gathered = ff::sources::gather_central(central_, layout_.incident(key), scratch);
+    fs::rename(scratch, dir, ec);
+    if (ec) {
+      spdlog::warn("job {}: central sources not kept: {}", key.str(), ec.message());
+      return;
+    }
+    std::size_t ok = 0;
+    for (const auto& c : gathered.coverage) ok += c.value("status", "") == "ok";
+    spdlog::info("job {}: central sources: {} of {} ok in {} ms{}", key.str(), ok,
+                 gathered.coverage.size(),
+                 std::chrono::duration_cast<std::chrono::milliseconds>(
+                     std::chrono::steady_clock::now() - start)
+                     .count(),
+                 gathered.problem.empty() ? "" : " (" + gathered.problem + ")");
+  }
+  if (std::string problem = ff::sources::overlay_central(dir, layout_.incident(key));
+      !problem.empty())
+    spdlog::warn("job {}: central sources: {}", key.str(), problem);
 }
 
 PassOutcome PassRunner::run(const JobKey& key, const std::string& trigger,
@@ -121,6 +152,7 @@ PassOutcome PassRunner::run(const JobKey& key, const std::string& trigger,
   auto merge_start = std::chrono::steady_clock::now();
   MergeResult merged = rebuild_incident(layout_, key, bundles, facts);
   for (const auto& p : merged.problems) spdlog::warn("job {}: {}", key.str(), p);
+  add_central(key, trigger != "fastpass");
   auto engine_start = std::chrono::steady_clock::now();
 
   AnalyzeResult result = analyze_incident(layout_.incident(key), *rules_);

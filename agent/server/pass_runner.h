@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "gather/central_gather.h"
 #include "rules/compiled_rules.h"
 #include "server/incident_merger.h"
 #include "server/job_locks.h"
@@ -37,6 +38,10 @@ class PassRunner {
   // Rebuilds the incident after a bundle arrived (no engine run).
   void rebuild(const JobKey& key);
 
+  // Loki/Prometheus, asked once per job attempt before its first final or
+  // deadline pass (not the fast pass: it must answer in seconds).
+  void set_central_sources(ff::sources::CentralConfig config) { central_ = std::move(config); }
+
   using Clock = std::chrono::steady_clock;
 
   // trigger: "fastpass", "final" or "deadline". For the fast pass,
@@ -56,7 +61,12 @@ class PassRunner {
                                   const std::optional<SlurmJob>& slurm, const std::string& verdict,
                                   const std::string& summary, int timeout_ms, bool& written);
 
+  // Lays central/ over the rebuilt incident; gathers it first when asked to
+  // and it is not there yet. The caller holds the job's lock.
+  void add_central(const JobKey& key, bool gather_if_missing);
+
   StateLayout layout_;
+  ff::sources::CentralConfig central_;
   DiagnosisStore& store_;
   SlurmClient& slurm_;
   JobLocks& locks_;

@@ -1,5 +1,5 @@
 // Where the agent keeps things under state_dir (docs/slurm-path.md section 5):
-//   jobs/<job_id>/<attempt>/{bundles/<bundle_id>/, incident/, passes/<n>.json}
+//   jobs/<job_id>/<attempt>/{bundles/<bundle_id>/, incident/, passes/<n>.json, central/}
 //   tmp/   uploads being written; emptied at start
 #pragma once
 
@@ -27,6 +27,8 @@ class StateLayout {
   std::filesystem::path bundles(const JobKey& k) const { return job(k) / "bundles"; }
   std::filesystem::path incident(const JobKey& k) const { return job(k) / "incident"; }
   std::filesystem::path passes(const JobKey& k) const { return job(k) / "passes"; }
+  // What the central sources (Loki, Prometheus) returned, gathered once.
+  std::filesystem::path central(const JobKey& k) const { return job(k) / "central"; }
   // The bundle's directory relative to state_dir, as the store records it.
   static std::string bundle_rel(const JobKey& k, const std::string& bundle_id) {
     return "jobs/" + k.job_id + "/" + std::to_string(k.attempt) + "/bundles/" + bundle_id;

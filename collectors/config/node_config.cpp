@@ -7,6 +7,8 @@
 
 #include <set>
 
+#include "sources/journal_reader.h"
+
 namespace ff::collect {
 namespace {
 
@@ -74,12 +76,20 @@ void read_sources(const std::filesystem::path& path, const YAML::Node& node, Nod
     if (!known.count(kind))
       fail(path, item.first.Mark(),
            "unknown source kind '" + kind + "' (kernel, syslog, fabricmanager, slurmd)");
-    SourceGlobs source{kind, {}};
+    SourceGlobs source{kind, {}, {}};
+    auto add = [&](const YAML::Node& g) {
+      std::string entry = expand_node_name(scalar<std::string>(path, g, kind), config.node);
+      // A mistyped journal entry would otherwise be a glob matching nothing:
+      // a source quietly "missing" on every node.
+      std::string error;
+      if (is_journal_entry(entry) && !parse_journal_entry(entry, error))
+        fail(path, g.Mark(), "'sources." + kind + "': " + error);
+      source.globs.push_back(std::move(entry));
+    };
     if (item.second.IsScalar()) {
-      source.globs.push_back(expand_node_name(item.second.Scalar(), config.node));
+      add(item.second);
     } else if (item.second.IsSequence()) {
-      for (const auto& g : item.second)
-        source.globs.push_back(expand_node_name(scalar<std::string>(path, g, kind), config.node));
+      for (const auto& g : item.second) add(g);
     } else if (!item.second.IsNull()) {
       fail(path, item.second.Mark(), "'sources." + kind + "' must be a list of paths");
     }
@@ -97,7 +107,7 @@ NodeConfig default_node_config(const std::string& node) {
   NodeConfig config;
   config.node = node;
   for (const auto& [kind, globs] : default_sources()) {
-    SourceGlobs source{kind, {}};
+    SourceGlobs source{kind, {}, {}};
     for (const auto& g : globs) source.globs.push_back(expand_node_name(g, node));
     config.sources.push_back(std::move(source));
   }
@@ -156,6 +166,8 @@ NodeConfig load_node_config(const std::filesystem::path& path, const std::string
       config.munge_socket = scalar<std::string>(path, value, key);
     } else if (key == "collector") {
       config.collector = scalar<std::string>(path, value, key);
+    } else if (key == "journal_directory") {
+      config.journal_directory = expand_node_name(scalar<std::string>(path, value, key), node);
     } else {
       // A newer config on an older collector must still collect.
       spdlog::warn("{}:{}: unknown key '{}' ignored", path.string(), item.first.Mark().line + 1,
@@ -163,6 +175,8 @@ NodeConfig load_node_config(const std::filesystem::path& path, const std::string
     }
   }
   if (config.agent_url.empty()) fail(path, root.Mark(), "'agent_url' is empty");
+  // Each kind is collected on its own; it carries where its journal is.
+  for (auto& source : config.sources) source.journal_directory = config.journal_directory;
   return config;
 }
 

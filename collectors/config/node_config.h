@@ -20,8 +20,13 @@ struct RetryPolicy {
 };
 
 struct SourceGlobs {
-  std::string kind;                // kernel, syslog, fabricmanager, slurmd
-  std::vector<std::string> globs;  // %n already replaced
+  std::string kind;  // kernel, syslog, fabricmanager, slurmd
+  // %n already replaced. Besides paths: /dev/kmsg, and "journal:..." entries
+  // (sources/journal_reader.h) read from the systemd journal.
+  std::vector<std::string> globs;
+  // "" = this host's system journal. The initializer keeps {kind, globs}
+  // aggregates free of missing-initializer warnings.
+  std::string journal_directory = {};
 };
 
 struct NodeConfig {
@@ -42,9 +47,10 @@ struct NodeConfig {
   double connect_timeout_s = 5;
   double request_timeout_s = 120;
   int spool_keep_days = 7;
-  std::string timezone;      // IANA name for zone-less log times; "" = this host's zone
-  std::string munge_socket;  // "" = munged's default
-  std::string collector;     // read by the Epilog only
+  std::string timezone;           // IANA name for zone-less log times; "" = this host's zone
+  std::string munge_socket;       // "" = munged's default
+  std::string collector;          // read by the Epilog only
+  std::string journal_directory;  // journal files for "journal:" entries; "" = the system's
 };
 
 class ConfigError : public std::runtime_error {

@@ -7,8 +7,10 @@
 #include <cstring>
 #include <memory>
 
+#include "sources/journal_reader.h"
 #include "sources/kmsg_reader.h"
 #include "sources/log_files.h"
+#include "sources/tail_copy.h"
 #include "window/window_reader.h"
 
 namespace ff::collect {
@@ -36,16 +38,25 @@ LogCollection collect_log_kind(const SourceGlobs& source, const std::string& nod
   std::filesystem::create_directories(dir, ec);
 
   std::vector<std::string> globs;
+  std::vector<JournalSelection> journal;
+  std::vector<std::string> errors;
   bool want_kmsg = false;
   for (const auto& g : source.globs) {
-    if (g == kKmsgPath)
+    if (g == kKmsgPath) {
       want_kmsg = true;
-    else
+    } else if (is_journal_entry(g)) {
+      std::string error;  // the config checked it; a caller building one by hand may not have
+      if (auto s = parse_journal_entry(g, error))
+        journal.push_back(std::move(*s));
+      else
+        errors.push_back(error);
+    } else {
       globs.push_back(g);
+    }
   }
   GlobResult listed = expand_log_globs(globs);
 
-  std::vector<std::string> errors = listed.errors;
+  errors.insert(errors.end(), listed.errors.begin(), listed.errors.end());
   std::vector<std::string> read_ok;
   bool lost = false;  // a window read but not written (spool full)
   // Each file's window goes to a staging name; the final names depend on how
@@ -62,11 +73,13 @@ LogCollection collect_log_kind(const SourceGlobs& source, const std::string& nod
     }
     std::FILE* f = out.get();
     int write_error = 0;
-    WindowReadStats stats = read_window(path, window, ctx, [f, &write_error](std::string_view line) {
-      if (write_error) return;
-      if (std::fwrite(line.data(), 1, line.size(), f) != line.size() || std::fputc('\n', f) == EOF)
-        write_error = errno ? errno : EIO;
-    });
+    WindowReadStats stats =
+        read_window(path, window, ctx, [f, &write_error](std::string_view line) {
+          if (write_error) return;
+          if (std::fwrite(line.data(), 1, line.size(), f) != line.size() ||
+              std::fputc('\n', f) == EOF)
+            write_error = errno ? errno : EIO;
+        });
     if (!write_error && std::fflush(f) != 0) write_error = errno ? errno : EIO;
     if (std::fclose(out.release()) != 0 && !write_error) write_error = errno ? errno : EIO;
     result.bytes_read += stats.bytes_read;
@@ -114,18 +127,59 @@ LogCollection collect_log_kind(const SourceGlobs& source, const std::string& nod
     }
   }
 
+  // The journal's entries of this kind, all selections in one time-ordered
+  // read: an entry two selections match is written once.
+  std::string journal_missing;
+  std::vector<std::string> notes;
+  bool journal_read = false;
+  if (!journal.empty()) {
+    std::string name = source.kind + "-journal";  // the engine's kind, next to rotated files
+    JournalRead jr = read_journal(journal, source.journal_directory, window, node, dir / name);
+    std::string label = "journal (" +
+                        join(
+                            [&] {
+                              std::vector<std::string> entries;
+                              for (const auto& s : journal) entries.push_back(s.entry);
+                              return entries;
+                            }(),
+                            " ") +
+                        ")";
+    if (!jr.missing.empty()) {
+      journal_missing = label + ": " + jr.missing;
+    } else {
+      if (!jr.error.empty()) errors.push_back(label + ": " + jr.error);
+      if (jr.error.empty() || jr.lines > 0) journal_read = true;
+      if (!jr.note.empty()) notes.push_back(label + ": " + jr.note);
+      if (jr.lines_cut)
+        notes.push_back(std::to_string(jr.lines_cut) + " journal line(s) cut to " +
+                        std::to_string(kMaxLineBytes) + " bytes");
+      if (jr.lines > 0) {
+        result.coverage.lines += jr.lines;
+        result.bytes_read += jr.bytes;
+        result.files.push_back({"nodes/" + node + "/" + name, source.kind, jr.bytes, true});
+      }
+    }
+  }
+
   CoverageEntry& c = result.coverage;
-  if (listed.files.empty() && !want_kmsg && errors.empty()) {
+  if (listed.files.empty() && !want_kmsg && !journal_read && errors.empty()) {
     c.status = "missing";
-    c.detail =
-        source.globs.empty() ? "no path configured" : "no file matches " + join(source.globs, " ");
-  } else if (read_ok.empty()) {
+    if (globs.empty() && journal.empty() && !want_kmsg)
+      c.detail = "no path configured";
+    else if (!globs.empty())
+      c.detail = "no file matches " + join(globs, " ");
+    if (!journal_missing.empty()) c.detail += (c.detail.empty() ? "" : "; ") + journal_missing;
+  } else if (read_ok.empty() && !journal_read) {
     c.status = "error";
     c.detail = join(errors, "; ");
   } else {
     c.status = c.lines > 0 ? "ok" : "empty";
-    c.detail = std::to_string(read_ok.size()) + " file(s) read" +
-               (c.lines > 0 ? "" : ", no line in the window");
+    c.detail = journal_read && read_ok.empty() ? "journal read"
+               : journal_read ? std::to_string(read_ok.size()) + " file(s) and the journal read"
+                              : std::to_string(read_ok.size()) + " file(s) read";
+    c.detail += c.lines > 0 ? "" : ", no line in the window";
+    if (!journal_missing.empty()) notes.push_back(journal_missing);
+    if (!notes.empty()) c.detail += "; " + join(notes, "; ");
     if (!errors.empty()) c.detail += "; " + join(errors, "; ");
     if (lost) c.status = "truncated";  // some of the window is not in the bundle
   }

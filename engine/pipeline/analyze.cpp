@@ -1,15 +1,18 @@
 #include "pipeline/analyze.h"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <set>
 
 #include "extract/event_extractor.h"
+#include "extract/metric_extractor.h"
 #include "extract/timestamp_parser.h"
 #include "filter/event_store.h"
 #include "filter/filter_rule.h"
 #include "read/incident_layout.h"
 #include "read/job_reader.h"
+#include "read/metrics_reader.h"
 #include "refine/attribution.h"
 #include "verdict/diagnosis_builder.h"
 
@@ -26,6 +29,76 @@ struct KindTally {
   std::vector<std::string> problems;
 };
 
+// What one metrics file held, for its coverage entry.
+struct MetricsTally {
+  std::string rel, query;
+  bool ok = false;
+  std::string error;
+  std::vector<std::string> warnings;
+  std::uint64_t samples = 0;
+  MetricExtractStats stats;
+};
+
+constexpr const char* kPrometheusCollector = "prometheus:";
+
+// One coverage entry per metrics file, and one per query the collector
+// reported without a file: a query that failed is evidence missing, never
+// a node without faults.
+void metrics_coverage(const JobInfo& job, const std::vector<MetricsTally>& metrics,
+                      std::vector<CoverageItem>& out, std::vector<std::string>& gaps) {
+  std::map<std::string, const CollectorCoverage*> reported;
+  for (const auto& c : job.coverage)
+    if (c.collector.rfind(kPrometheusCollector, 0) == 0)
+      reported[c.collector.substr(std::strlen(kPrometheusCollector))] = &c;
+  std::set<std::string> with_file;
+  for (const auto& m : metrics) {
+    with_file.insert(m.query);
+    const CollectorCoverage* rep = reported.count(m.query) ? reported.at(m.query) : nullptr;
+    std::string status, detail = m.rel + ": ";
+    if (!m.ok) {
+      status = "error";
+      detail += m.error;
+    } else {
+      const auto& st = m.stats;
+      detail += std::to_string(st.series) + " series, " + std::to_string(m.samples) + " samples, " +
+                std::to_string(st.nodes.size()) + " job node(s), " + std::to_string(st.events) +
+                " event(s)";
+      status = st.series ? "ok" : "empty";
+      if (st.outside_job)
+        detail += "; " + std::to_string(st.outside_job) + " series of other nodes";
+      if (st.series) {
+        std::string silent;
+        for (const auto& n : job.nodes)
+          if (!st.nodes.count(n)) silent += (silent.empty() ? "" : ", ") + n;
+        if (!silent.empty()) {
+          status = "partial";
+          detail += "; no series for " + silent;
+        }
+      }
+      if (!m.warnings.empty()) {
+        if (status == "ok") status = "partial";
+        detail += "; " + m.warnings.front();
+      }
+    }
+    if (rep && !rep->status.empty() && rep->status != "ok") {
+      if (status == "ok") status = "partial";
+      detail +=
+          "; collector reported " + rep->status + (rep->detail.empty() ? "" : ": " + rep->detail);
+    }
+    if (status != "ok") gaps.push_back(m.rel + " " + status);
+    out.push_back({"metrics", "", status, m.samples, detail});
+  }
+  for (const auto& [query, rep] : reported) {
+    if (with_file.count(query)) continue;
+    std::string status = rep->status.empty() || rep->status == "ok" ? "missing" : rep->status;
+    std::string detail =
+        rep->collector + ": " +
+        (rep->detail.empty() ? "no metrics/" + query + ".json in the incident" : rep->detail);
+    gaps.push_back(rep->collector + " " + status);
+    out.push_back({"metrics", "", status, 0, detail});
+  }
+}
+
 const std::vector<std::string> kNodeKinds = {"kernel", "syslog", "fabricmanager", "slurmd", "app"};
 
 void build_coverage(const JobInfo& job, const IncidentLayout& layout,
@@ -36,12 +109,24 @@ void build_coverage(const JobInfo& job, const IncidentLayout& layout,
   std::set<std::string> kinds_seen;
   for (const auto& [key, t] : tally)
     if (!key.first.empty()) kinds_seen.insert(key.second);
-  for (const auto& c : job.coverage) kinds_seen.insert(c.collector);
+  // A collector reports for a kind under the kind's name ("kernel") or as
+  // "<source>:<kind>" ("loki:kernel"); a kind fed by several sources shows
+  // the first that did not deliver, so a failed one is never hidden by one
+  // that did.
+  auto kind_of = [](const std::string& collector) {
+    auto colon = collector.rfind(':');
+    return colon == std::string::npos ? collector : collector.substr(colon + 1);
+  };
+  for (const auto& c : job.coverage) kinds_seen.insert(kind_of(c.collector));
   auto reported = [&](const std::string& node,
                       const std::string& kind) -> const CollectorCoverage* {
-    for (const auto& c : job.coverage)
-      if (c.node == node && c.collector == kind) return &c;
-    return nullptr;
+    const CollectorCoverage* found = nullptr;
+    for (const auto& c : job.coverage) {
+      if (c.node != node || kind_of(c.collector) != kind) continue;
+      if (!c.status.empty() && c.status != "ok" && c.status != "empty") return &c;
+      if (!found) found = &c;
+    }
+    return found;
   };
   for (const auto& node : nodes) {
     bool has_kernel_msgs = false;
@@ -70,10 +155,10 @@ void build_coverage(const JobInfo& job, const IncidentLayout& layout,
         status = t.lines ? "partial" : "error";
         detail += "; " + t.problems.front();
       }
-      if (rep && rep->status != "ok" && !rep->status.empty()) {
+      if (rep && rep->status != "ok" && rep->status != "empty" && !rep->status.empty()) {
         if (status == "ok") status = "partial";
-        detail +=
-            "; collector reported " + rep->status + (rep->detail.empty() ? "" : ": " + rep->detail);
+        detail += "; " + (rep->collector == kind ? std::string("collector") : rep->collector) +
+                  " reported " + rep->status + (rep->detail.empty() ? "" : ": " + rep->detail);
       }
       out.push_back({kind, node, status, t.lines, detail});
     }
@@ -91,9 +176,6 @@ void build_coverage(const JobInfo& job, const IncidentLayout& layout,
   }
   if (!tally.count({"", "slurmctld"}))
     out.push_back({"slurmctld", "", "missing", 0, "no cluster/slurmctld log in the incident"});
-  for (const auto& m : layout.metrics_files)
-    out.push_back({"metrics", "", "not_analysed", 0,
-                   m + ": metrics are not analysed by this engine version"});
 }
 
 }  // namespace
@@ -179,6 +261,26 @@ AnalyzeResult analyze_incident(const std::filesystem::path& dir, const CompiledR
                             " matched line(s) with an invalid timestamp (kept without time)"});
   }
 
+  // 2–3, metrics: series become events through the metric conditions and
+  // meet the same filter rules as log events.
+  std::vector<MetricsTally> metrics;
+  for (const auto& rel : layout.metrics_files) {
+    MetricsFile mf = read_metrics_file(dir / rel, rel);
+    MetricsTally t;
+    t.rel = rel;
+    t.query = mf.query;
+    t.ok = mf.ok;
+    t.error = mf.error;
+    t.warnings = mf.warnings;
+    t.samples = mf.samples;
+    if (!mf.ok) errors.push_back({rel, 0, "metrics file not used: " + mf.error});
+    t.stats = extract_metric_events(mf, rules, job, seq, [&](Event&& e) {
+      for (auto& f : filters) f->on_event(e, ctx);
+      store.add(std::move(e));
+    });
+    metrics.push_back(std::move(t));
+  }
+
   std::vector<Event> events = store.take();
   for (auto& f : filters) f->on_stream(events, ctx);
   for (const auto& e : events)
@@ -198,7 +300,15 @@ AnalyzeResult analyze_incident(const std::filesystem::path& dir, const CompiledR
   a.events = std::move(events);
   a.overflow = store.overflow();
   build_coverage(job, layout, tally, d.coverage, a.nodes_missing_kernel);
+  std::vector<std::string> metric_gaps;
+  metrics_coverage(job, metrics, d.coverage, metric_gaps);
   for (auto& rule : make_correlation_rules()) rule->apply(a, ctx);
+  if (!metric_gaps.empty() && a.verdict != "attributed" && a.verdict != "no_failure") {
+    std::string list;
+    for (const auto& g : metric_gaps) list += (list.empty() ? "" : ", ") + g;
+    a.reasoning.push_back("metrics incomplete (" + list +
+                          "): faults they would show cannot be excluded");
+  }
 
   // 5. Map to the diagnosis.
   build_diagnosis(a, ctx, d);

@@ -107,9 +107,16 @@ IncidentLayout list_incident(const fs::path& dir, std::vector<ErrorItem>& errors
   }
   fs::path metrics = dir / "metrics";
   if (fs::is_directory(metrics, ec))
-    for (const auto& f : sorted_entries(metrics, errors, "metrics"))
-      if (fs::is_regular_file(f, ec))
-        layout.metrics_files.push_back("metrics/" + f.filename().string());
+    for (const auto& f : sorted_entries(metrics, errors, "metrics")) {
+      std::string rel = "metrics/" + f.filename().string();
+      if (!fs::is_regular_file(f, ec))
+        errors.push_back(
+            {rel, 0, "not a regular file (directory, broken link or device): skipped"});
+      else if (f.extension() != ".json")
+        errors.push_back({rel, 0, "not a .json Prometheus reply: skipped"});
+      else
+        layout.metrics_files.push_back(rel);
+    }
   return layout;
 }
 

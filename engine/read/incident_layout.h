@@ -21,7 +21,7 @@ struct SourceFile {
 struct IncidentLayout {
   std::vector<SourceFile> files;           // logs to scan, in read order
   std::vector<std::string> node_dirs;      // nodes/<node> directories found
-  std::vector<std::string> metrics_files;  // metrics/*.json (not analysed yet)
+  std::vector<std::string> metrics_files;  // metrics/*.json, sorted (read/metrics_reader.h)
 };
 
 IncidentLayout list_incident(const std::filesystem::path& dir, std::vector<ErrorItem>& errors);

@@ -126,6 +126,71 @@ std::string escape_literal(const std::string& s) {
   return RE2::QuoteMeta(s);
 }
 
+void compile_metric_conditions(const RuleSet& set, CompiledRules& out,
+                               std::vector<RuleError>& errors) {
+  static const std::map<std::string, MetricConditionType> types = {
+      {"increase", MetricConditionType::kIncrease},
+      {"threshold", MetricConditionType::kThreshold},
+      {"change", MetricConditionType::kChange},
+      {"absent", MetricConditionType::kAbsent}};
+  out.metric_node_labels = set.metric_node_labels;
+  if (out.metric_node_labels.empty()) out.metric_node_labels = {"node", "instance"};
+  for (const auto& m : set.metric_conditions) {
+    if (!m.enabled || m.name.empty()) continue;  // an empty name is already reported
+    auto err = [&](const std::string& msg) { errors.push_back({m.where, m.name, msg}); };
+    MetricCondition c;
+    c.name = m.name;
+    c.where = m.where;
+    auto t = types.find(m.condition);
+    if (t == types.end()) {
+      err("condition must be increase, threshold, change or absent, not '" + m.condition + "'");
+      continue;
+    }
+    c.type = t->second;
+    if (!out.kinds.count(m.kind)) {
+      err("kind '" + m.kind + "' is not declared in any kinds: list");
+      continue;
+    }
+    if (m.queries.empty() && m.metrics.empty()) {
+      err("needs 'queries' or 'metrics' (or both): which series it applies to");
+      continue;
+    }
+    bool needs_bound = c.type == MetricConditionType::kThreshold;
+    if (needs_bound && !m.above && !m.below) {
+      err("a threshold needs 'above' or 'below'");
+      continue;
+    }
+    if ((c.type == MetricConditionType::kIncrease || c.type == MetricConditionType::kAbsent) &&
+        (m.above || m.below)) {
+      err("'above'/'below' apply to threshold and change conditions only");
+      continue;
+    }
+    if (m.min_increase && (c.type != MetricConditionType::kIncrease || *m.min_increase <= 0)) {
+      err("'min_increase' must be positive and applies to increase conditions only");
+      continue;
+    }
+    if (m.for_s && (c.type != MetricConditionType::kAbsent || *m.for_s <= 0)) {
+      err("'for_s' must be positive and applies to absent conditions only");
+      continue;
+    }
+    if (m.code_from_value && c.type != MetricConditionType::kChange &&
+        c.type != MetricConditionType::kThreshold) {
+      err("'code_from_value' applies to threshold and change conditions only");
+      continue;
+    }
+    c.queries.insert(m.queries.begin(), m.queries.end());
+    c.metrics.insert(m.metrics.begin(), m.metrics.end());
+    c.kind = m.kind;
+    c.above = m.above;
+    c.below = m.below;
+    if (m.min_increase) c.min_increase = *m.min_increase;
+    c.for_s = m.for_s;
+    c.fields = m.fields;
+    c.code_from_value = m.code_from_value;
+    out.metric_conditions.push_back(std::move(c));
+  }
+}
+
 }  // namespace
 
 std::shared_ptr<const CompiledRules> compile_rules(const RuleSet& set,
@@ -207,6 +272,8 @@ std::shared_ptr<const CompiledRules> compile_rules(const RuleSet& set,
     else
       out->settings.*(it->second) = v.first;
   }
+
+  compile_metric_conditions(set, *out, errors);
 
   RE2::Options opts;
   opts.set_encoding(RE2::Options::EncodingLatin1);

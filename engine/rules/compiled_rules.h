@@ -8,6 +8,8 @@
 
 #include <map>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -69,6 +71,29 @@ struct Settings {
   double max_evidence = 200;
 };
 
+enum class MetricConditionType { kIncrease, kThreshold, kChange, kAbsent };
+
+// A validated metric condition (see rules/metric_conditions.yaml).
+struct MetricCondition {
+  std::string name;
+  MetricConditionType type = MetricConditionType::kIncrease;
+  std::set<std::string> queries;  // empty: any file
+  std::set<std::string> metrics;  // empty: any metric
+  std::string kind;
+  std::optional<double> above, below;
+  double min_increase = 1;
+  std::optional<double> for_s;
+  std::map<std::string, std::string> fields;  // event field <- label
+  bool code_from_value = false;
+  RuleLocation where;
+
+  bool applies_to(const std::string& query, const std::string& metric) const {
+    return (queries.empty() || queries.count(query)) && (metrics.empty() || metrics.count(metric));
+  }
+  // threshold/change: does `v` satisfy above/below?
+  bool holds(double v) const { return (!above || v > *above) && (!below || v < *below); }
+};
+
 class CompiledRules {
  public:
   std::vector<CompiledPattern> patterns;
@@ -79,6 +104,9 @@ class CompiledRules {
   std::map<int, Meaning> sxids;
   Meaning sxid_default;
   Settings settings;
+  std::vector<MetricCondition> metric_conditions;
+  // Labels that may name a series' node, in order of preference.
+  std::vector<std::string> metric_node_labels;
 
   const KindInfo* kind(const std::string& k) const;
   // Meaning of an Xid; unknown codes take their family, else "unknown".

@@ -26,6 +26,10 @@ std::string RuleError::to_string() const {
 
 namespace {
 
+const std::set<std::string> kMetricConditionKeys = {
+    "name",         "condition", "queries", "metrics",         "kind",   "above", "below",
+    "min_increase", "for_s",     "fields",  "code_from_value", "enabled"};
+
 struct Reader {
   std::string file;
   std::vector<RuleError>& errors;
@@ -91,6 +95,58 @@ struct Reader {
     }
   }
 
+  std::optional<double> number(const YAML::Node& n, const char* key, const std::string& rule) {
+    YAML::Node v = n[key];
+    if (!v) return std::nullopt;
+    try {
+      if (v.IsScalar()) return v.as<double>();
+    } catch (const YAML::Exception&) {
+    }
+    error(v, rule, std::string("'") + key + "' must be a number");
+    return std::nullopt;
+  }
+
+  bool boolean(const YAML::Node& n, const char* key, const std::string& rule, bool fallback) {
+    YAML::Node v = n[key];
+    if (!v) return fallback;
+    try {
+      if (v.IsScalar()) return v.as<bool>();
+    } catch (const YAML::Exception&) {
+    }
+    error(v, rule, std::string("'") + key + "' must be true or false");
+    return fallback;
+  }
+
+  MetricConditionRule metric_condition(const YAML::Node& m) {
+    MetricConditionRule mc;
+    mc.name = str(m, "name", "", true);
+    check_keys(m, kMetricConditionKeys, mc.name);
+    mc.condition = str(m, "condition", mc.name, true);
+    mc.queries = list(m, "queries", mc.name);
+    mc.metrics = list(m, "metrics", mc.name);
+    mc.kind = str(m, "kind", mc.name, true);
+    mc.above = number(m, "above", mc.name);
+    mc.below = number(m, "below", mc.name);
+    mc.min_increase = number(m, "min_increase", mc.name);
+    mc.for_s = number(m, "for_s", mc.name);
+    if (auto f = m["fields"]) {
+      if (!f.IsMap()) {
+        error(f, mc.name, "'fields' maps event fields to series labels ({hca: device})");
+      } else {
+        for (const auto& kv : f) {
+          if (!kv.second.IsScalar())
+            error(kv.second, mc.name, "'fields' values must be label names");
+          else
+            mc.fields[kv.first.as<std::string>("")] = kv.second.as<std::string>();
+        }
+      }
+    }
+    mc.code_from_value = boolean(m, "code_from_value", mc.name, false);
+    mc.enabled = boolean(m, "enabled", mc.name, true);
+    mc.where = at(m);
+    return mc;
+  }
+
   XidRule xid_meaning(const YAML::Node& n, const std::string& rule) {
     XidRule x;
     x.name = str(n, "name", rule, false);
@@ -113,8 +169,15 @@ const std::set<std::string> kXidKeys = {"code",   "name",       "cause", "streng
                                         "domain", "sub_domain", "action"};
 const std::set<std::string> kFamilyKeys = {"from",   "to",         "cause",  "strength",
                                            "domain", "sub_domain", "action", "name"};
-const std::set<std::string> kTopKeys = {"patterns", "kinds",        "xids",    "families",
-                                        "sxids",    "sxid_default", "settings"};
+const std::set<std::string> kTopKeys = {"patterns",
+                                        "kinds",
+                                        "xids",
+                                        "families",
+                                        "sxids",
+                                        "sxid_default",
+                                        "settings",
+                                        "metric_conditions",
+                                        "metric_node_labels"};
 
 }  // namespace
 
@@ -205,6 +268,14 @@ RuleDocument read_rule_text(const std::string& display_name, const std::string& 
         doc.families.push_back(std::move(fr));
       }
     }
+    if (auto ms = root["metric_conditions"]) {
+      if (!ms.IsSequence())
+        r.error(ms, "", "'metric_conditions' must be a list");
+      else
+        for (const auto& m : ms) doc.metric_conditions.push_back(r.metric_condition(m));
+    }
+    if (auto nl = root["metric_node_labels"])
+      doc.metric_node_labels = r.list(root, "metric_node_labels", "metric_node_labels");
     if (auto d = root["sxid_default"]) {
       r.check_keys(d, kFamilyKeys, "sxid_default");
       doc.sxid_default = r.xid_meaning(d, "sxid_default");
@@ -230,7 +301,7 @@ RuleDocument read_rule_file(const std::string& path, std::vector<RuleError>& err
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     errors.push_back(make_rule_error(path, 0, "", "cannot read rule file"));
-    return RuleDocument{path, {}, {}, {}, {}, {}, {}, {}};
+    return RuleDocument{path, {}, {}, {}, {}, {}, {}, {}, {}, {}};
   }
   std::stringstream ss;
   ss << in.rdbuf();

@@ -66,6 +66,24 @@ struct XidFamilyRule {
   XidRule meaning;  // code unused
 };
 
+// A metric condition (rules/metric_conditions.yaml): which series of which
+// metrics files become events, and how. See the file's header for the
+// meaning of each condition.
+struct MetricConditionRule {
+  std::string name;
+  std::string condition;             // increase | threshold | change | absent
+  std::vector<std::string> queries;  // metrics/<query>.json file stems ("" = any)
+  std::vector<std::string> metrics;  // __name__ values ("" = any)
+  std::string kind;
+  std::optional<double> above, below;
+  std::optional<double> min_increase;  // increase: default 1
+  std::optional<double> for_s;         // absent: silence that counts (default 3 sample steps)
+  std::map<std::string, std::string> fields;  // event field <- series label
+  bool code_from_value = false;               // the value is a code (DCGM's last Xid)
+  bool enabled = true;
+  RuleLocation where;
+};
+
 struct RuleDocument {
   std::string file;
   std::vector<PatternRule> patterns;
@@ -75,6 +93,8 @@ struct RuleDocument {
   std::vector<XidRule> sxids;
   std::optional<XidRule> sxid_default;
   std::map<std::string, std::pair<double, RuleLocation>> settings;
+  std::vector<MetricConditionRule> metric_conditions;
+  std::optional<std::vector<std::string>> metric_node_labels;
 };
 
 // Parses one YAML rule file. `display_name` is used in error messages.

@@ -23,6 +23,15 @@ void RuleCollector::add(const RuleDocument& doc) {
   set_.families.insert(set_.families.begin(), doc.families.begin(), doc.families.end());
   if (doc.sxid_default) set_.sxid_default = doc.sxid_default;
   for (const auto& [k, v] : doc.settings) set_.settings[k] = v;
+  for (const auto& m : doc.metric_conditions) {
+    auto it = std::find_if(set_.metric_conditions.begin(), set_.metric_conditions.end(),
+                           [&](const MetricConditionRule& q) { return q.name == m.name; });
+    if (it != set_.metric_conditions.end())
+      *it = m;
+    else
+      set_.metric_conditions.push_back(m);
+  }
+  if (doc.metric_node_labels) set_.metric_node_labels = *doc.metric_node_labels;
 }
 
 RuleSet collect_rules(bool include_builtin, const std::vector<std::string>& dirs,

@@ -20,6 +20,8 @@ struct RuleSet {
   std::map<int, XidRule> sxids;
   std::optional<XidRule> sxid_default;
   std::map<std::string, std::pair<double, RuleLocation>> settings;
+  std::vector<MetricConditionRule> metric_conditions;  // in first-definition order
+  std::vector<std::string> metric_node_labels;         // the last document's list wins
 };
 
 class RuleCollector {
