@@ -162,7 +162,15 @@ void build_coverage(const JobInfo& job, const IncidentLayout& layout,
       }
       out.push_back({kind, node, status, t.lines, detail});
     }
-    if (!has_kernel_msgs && job.has_node(node)) missing_kernel.insert(node);
+    // Kernel messages that a collector failed to fetch (Loki unreachable, a
+    // journal it could not read) may be the ones that matter, even when the
+    // node's syslog has other lines: the node is a coverage gap, not healthy.
+    const CollectorCoverage* kernel_rep = reported(node, "kernel");
+    bool kernel_failed =
+        kernel_rep &&
+        (kernel_rep->status == "unreachable" || kernel_rep->status == "unauthorised" ||
+         kernel_rep->status == "error" || kernel_rep->status == "partial");
+    if ((!has_kernel_msgs || kernel_failed) && job.has_node(node)) missing_kernel.insert(node);
   }
   for (const auto& [key, t] : tally) {
     if (!key.first.empty()) continue;

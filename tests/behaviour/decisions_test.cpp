@@ -185,6 +185,24 @@ TEST(Decisions, OnlyTimeoutsWithFullCoverageIsUnattributed) {
   EXPECT_EQ(symptom_status(d, "n1", "nccl.timeout"), "active");
 }
 
+// n2's syslog is there, but its kernel messages were to come from Loki,
+// which did not answer: n2 is a gap in the evidence, not a healthy node.
+TEST(Decisions, KernelSourceThatFailedIsAGapEvenWithASyslog) {
+  TempIncident inc;
+  inc.write("job.json", job_json("FAILED", R"(,"coverage":[{"collector":"loki:kernel","node":"n2",
+                       "status":"unreachable","detail":"no reply: Connection refused"}])"));
+  inc.write("nodes/n1/app.log", watchdog_line(0, "10:51:08") + watchdog_line(1, "10:51:08"));
+  inc.write("nodes/n1/syslog", noise(3));
+  inc.write("nodes/n2/syslog", noise(3));
+  json d = analyze(inc);
+  EXPECT_EQ(d["verdict"], "ambiguous");
+  EXPECT_TRUE(root_nodes(d).count("n2"));
+  bool shown = false;
+  for (const auto& c : d["coverage"])
+    shown |= c["node"] == "n2" && c["source"] == "kernel" && c["status"] == "unreachable";
+  EXPECT_TRUE(shown) << d["coverage"].dump(2);
+}
+
 TEST(Decisions, SiteRuleFromRulesDirectoryExtendsTheBuiltInSet) {
   TempIncident inc;
   inc.write("job.json", job_json());
