@@ -3,6 +3,7 @@
 #include <exception>
 
 #include "cli/commands.h"
+#include "cli/k8s_command.h"
 #include "pipeline/analyze.h"
 
 int main(int argc, char** argv) {
@@ -17,6 +18,7 @@ int main(int argc, char** argv) {
   ff::cli::add_history_command(app, exit_code);
   ff::cli::add_agent_command(app, exit_code);
   ff::cli::add_gather_command(app, exit_code);
+  ff::cli::add_k8s_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -182,7 +182,18 @@ void build_coverage(const JobInfo& job, const IncidentLayout& layout,
     }
     out.push_back({key.second, "", status, t.lines, detail});
   }
-  if (!tally.count({"", "slurmctld"}))
+  // What other collectors said about themselves (kubernetes:pods, …) is
+  // shown as they said it; node kinds and metrics files are shown above.
+  bool kubernetes = false;
+  for (const auto& c : job.coverage) {
+    kubernetes |= c.collector.rfind("kubernetes:", 0) == 0;
+    std::string kind = kind_of(c.collector);
+    if (std::find(kNodeKinds.begin(), kNodeKinds.end(), kind) != kNodeKinds.end()) continue;
+    if (c.collector.rfind("prometheus", 0) == 0) continue;
+    out.push_back({c.collector, c.node, c.status.empty() ? "ok" : c.status, 0, c.detail});
+  }
+  // A job Kubernetes ran has no slurmctld log to miss.
+  if (!tally.count({"", "slurmctld"}) && !kubernetes)
     out.push_back({"slurmctld", "", "missing", 0, "no cluster/slurmctld log in the incident"});
 }
 
