@@ -163,8 +163,13 @@ TEST(LokiFetch, FailuresAreCoverageNotHealth) {
   nowhere.url = "http://127.0.0.1:1";
   nowhere.timeout_s = 2;
   nowhere.selectors = {{"kernel", "{host=\"%n\"}"}};
-  auto gone = fetch_loki_logs(nowhere, {"n1"}, kStart, kEnd, dir.path());
+  auto gone = fetch_loki_logs(nowhere, {"n1", "n2", "n3"}, kStart, kEnd, dir.path());
   EXPECT_EQ((*coverage_of(gone, "n1"))["status"], "unreachable");
+  // Asked once, not once per node: the others are unreachable without a wait.
+  EXPECT_EQ(gone.requests, 1);
+  EXPECT_EQ((*coverage_of(gone, "n3"))["status"], "unreachable");
+  EXPECT_NE((*coverage_of(gone, "n3"))["detail"].get<std::string>().find("not asked"),
+            std::string::npos);
 }
 
 TEST(LokiFetch, TooManyEntriesInOneNanosecondIsPartial) {
