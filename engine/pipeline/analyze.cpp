@@ -45,7 +45,13 @@ constexpr const char* kPrometheusCollector = "prometheus:";
 // reported without a file: a query that failed is evidence missing, never
 // a node without faults.
 void metrics_coverage(const JobInfo& job, const std::vector<MetricsTally>& metrics,
-                      std::vector<CoverageItem>& out, std::vector<std::string>& gaps) {
+                      std::vector<CoverageItem>& out, std::vector<std::string>& gaps,
+                      std::string& failed) {
+  auto failure = [&](const std::string& status, const std::string& what) {
+    if (status == "error" || status == "unreachable" || status == "unauthorised" ||
+        status == "missing")
+      failed += (failed.empty() ? "" : ", ") + what + " " + status;
+  };
   std::map<std::string, const CollectorCoverage*> reported;
   for (const auto& c : job.coverage)
     if (c.collector.rfind(kPrometheusCollector, 0) == 0)
@@ -86,6 +92,7 @@ void metrics_coverage(const JobInfo& job, const std::vector<MetricsTally>& metri
           "; collector reported " + rep->status + (rep->detail.empty() ? "" : ": " + rep->detail);
     }
     if (status != "ok") gaps.push_back(m.rel + " " + status);
+    failure(rep && !rep->status.empty() && rep->status != "ok" ? rep->status : status, m.rel);
     out.push_back({"metrics", "", status, m.samples, detail});
   }
   for (const auto& [query, rep] : reported) {
@@ -95,6 +102,7 @@ void metrics_coverage(const JobInfo& job, const std::vector<MetricsTally>& metri
         rep->collector + ": " +
         (rep->detail.empty() ? "no metrics/" + query + ".json in the incident" : rep->detail);
     gaps.push_back(rep->collector + " " + status);
+    failure(status, rep->collector);
     out.push_back({"metrics", "", status, 0, detail});
   }
 }
@@ -320,7 +328,7 @@ AnalyzeResult analyze_incident(const std::filesystem::path& dir, const CompiledR
   a.overflow = store.overflow();
   build_coverage(job, layout, tally, d.coverage, a.nodes_missing_kernel);
   std::vector<std::string> metric_gaps;
-  metrics_coverage(job, metrics, d.coverage, metric_gaps);
+  metrics_coverage(job, metrics, d.coverage, metric_gaps, a.metrics_failed);
   for (auto& rule : make_correlation_rules()) rule->apply(a, ctx);
   if (!metric_gaps.empty() && a.verdict != "attributed" && a.verdict != "no_failure") {
     std::string list;

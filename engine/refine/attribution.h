@@ -66,6 +66,9 @@ struct Attribution {
   std::vector<int> roots;   // candidate ids the verdict names, in order
   std::vector<std::string> reasoning;
   std::set<std::string> nodes_missing_kernel;  // job nodes with no kernel messages at all
+  // Prometheus was configured and could not be read (unreachable,
+  // unauthorised, a broken reply): not "metrics show nothing".
+  std::string metrics_failed;  // what failed, "" when nothing did
   // events counted but not kept by the bounded store, per (node, kind)
   std::map<std::pair<std::string, std::string>, std::uint64_t> overflow;
   std::string state_note;

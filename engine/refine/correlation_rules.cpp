@@ -354,7 +354,22 @@ class CoverageGaps : public CorrelationRule {
       const Candidate* c = find_candidate(a, id);
       if (c && c->meaning.strength != Strength::kWeak) certain = true;
     }
-    if (certain || a.nodes_missing_kernel.empty()) return;
+    if (certain) return;
+    if (!a.metrics_failed.empty() && a.roots.empty()) {
+      // Metrics were asked for and could not be read: a fault only they
+      // would show (an IB port counter) cannot be excluded.
+      Candidate c;
+      c.id = static_cast<int>(a.candidates.size()) + 1;
+      c.kind = "missing_metrics";
+      c.meaning = {"metrics could not be read", "unknown",    Strength::kWeak, "unknown",
+                   "unknown.missing_metrics",   "investigate"};
+      c.status = CandidateStatus::kCandidate;
+      c.note = "decisive source missing: " + a.metrics_failed;
+      a.candidates.push_back(c);
+      a.roots.push_back(c.id);
+      a.reasoning.push_back("metrics could not be read (" + a.metrics_failed +
+                            "): a fault they would show cannot be excluded");
+    }
     for (const auto& node : a.nodes_missing_kernel) {
       bool listed = false;
       for (const auto& c : a.candidates)

@@ -1,6 +1,7 @@
 // The decision principles, each on a small synthetic incident.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -201,6 +202,29 @@ TEST(Decisions, KernelSourceThatFailedIsAGapEvenWithASyslog) {
   for (const auto& c : d["coverage"])
     shown |= c["node"] == "n2" && c["source"] == "kernel" && c["status"] == "unreachable";
   EXPECT_TRUE(shown) << d["coverage"].dump(2);
+}
+
+// Only timeouts, every log there, but Prometheus did not answer: a fault
+// only the metrics would show (an IB port counter) cannot be excluded, so the
+// verdict is ambiguous, not "every source was read". A query that answered
+// with no series is no such gap.
+TEST(Decisions, MetricsThatCouldNotBeReadAreAGap) {
+  auto incident = [](const std::string& status) {
+    auto inc = std::make_unique<TempIncident>();
+    inc->write(
+        "job.json", job_json("FAILED", R"(,"coverage":[{"collector":"prometheus:ib_port_errors",
+                 "status":")" + status + R"(","detail":"no reply: Connection refused"}])"));
+    inc->write("nodes/n1/app.log", watchdog_line(0, "10:51:08") + watchdog_line(1, "10:51:08"));
+    inc->write("nodes/n1/syslog", noise(3));
+    inc->write("nodes/n2/syslog", noise(3));
+    return inc;
+  };
+  json down = analyze(*incident("unreachable"));
+  EXPECT_EQ(down["verdict"], "ambiguous");
+  bool candidate = false;
+  for (const auto& c : down["candidates"]) candidate |= c["event"] == "missing_metrics";
+  EXPECT_TRUE(candidate) << down["candidates"].dump(2);
+  EXPECT_EQ(analyze(*incident("empty"))["verdict"], "unattributed");
 }
 
 TEST(Decisions, SiteRuleFromRulesDirectoryExtendsTheBuiltInSet) {
