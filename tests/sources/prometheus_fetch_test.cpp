@@ -196,7 +196,9 @@ TEST(PrometheusFetch, MalformedRepliesAreErrors) {
       {R"({"status":"success","data":{"resultType":"matrix","result":[)", "malformed reply"},
       {"", "malformed reply"},
   };
-  for (const auto& [body, why] : cases) {
+  for (const auto& c : cases) {
+    // Named copies: clang 14 cannot capture structured bindings in a lambda.
+    const std::string body = c.first, why = c.second;
     FakePrometheus prom([&](const httplib::Request&, httplib::Response& res) {
       res.set_content(body, "application/json");
     });
