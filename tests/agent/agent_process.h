@@ -103,6 +103,17 @@ struct FakeSlurm {
   }
 };
 
+// The example incident's job 48213 after it failed, in a cluster without
+// accounting: passes run at once, the Comment is skipped.
+inline FakeSlurm ended_job() {
+  FakeSlurm s;
+  s.job_line =
+      "JobId=48213 JobName=train UserId=root(0) JobState=FAILED Restarts=0 ExitCode=1:0 "
+      "StartTime=2026-11-02T08:00:14 EndTime=2026-11-02T10:51:42 NodeList=gpu-a[01-03] "
+      "BatchHost=gpu-a01 Comment=(null) StdOut=/nonexistent/slurm-48213.out";
+  return s;
+}
+
 class AgentProcess {
  public:
   // `extra_yaml` is appended to the generated configuration.

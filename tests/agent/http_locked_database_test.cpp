@@ -16,15 +16,6 @@ namespace {
 using namespace fftest;
 using Clock = std::chrono::steady_clock;
 
-FakeSlurm ended_job() {
-  FakeSlurm s;
-  s.job_line =
-      "JobId=48213 JobName=train UserId=root(0) JobState=FAILED Restarts=0 ExitCode=1:0 "
-      "StartTime=2026-11-02T08:00:14 EndTime=2026-11-02T10:51:42 NodeList=gpu-a[01-03] "
-      "BatchHost=gpu-a01 Comment=(null) StdOut=/nonexistent/slurm-48213.out";
-  return s;
-}
-
 // The real sqlite3 shell in a write transaction until release().
 class ExclusiveLock {
  public:

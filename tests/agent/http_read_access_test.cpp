@@ -27,15 +27,6 @@ int get_status(httplib::Client& client, const std::string& path, const std::stri
   return res ? res->status : -1;
 }
 
-FakeSlurm ended_job() {
-  FakeSlurm s;
-  s.job_line =
-      "JobId=48213 JobName=train UserId=root(0) JobState=FAILED Restarts=0 ExitCode=1:0 "
-      "StartTime=2026-11-02T08:00:14 EndTime=2026-11-02T10:51:42 NodeList=gpu-a[01-03] "
-      "BatchHost=gpu-a01 Comment=(null) StdOut=/nonexistent/slurm-48213.out";
-  return s;
-}
-
 // One stored diagnosis (its evidence quotes node logs and the job's output).
 void store_one(AgentProcess& agent, httplib::Client& client) {
   for (const auto& b :
