@@ -61,6 +61,7 @@ Diagnosis diagnosis_from_json(const json& j) {
     RootCause r;
     r.node = text(v, "node");
     r.device = text(v, "device");
+    r.device_uuid = text(v, "device_uuid");
     r.event = text(v, "event");
     r.code = text(v, "code");
     r.time = time(v, "time");

@@ -12,10 +12,11 @@
 namespace ff {
 
 struct RootCause {
-  std::string node;    // "" for a job-wide cause (time limit, cancel)
-  std::string device;  // PCI bus id, IB device/port, ...
-  std::string event;   // event kind
-  std::string code;    // Xid/SXid number, signal, ...
+  std::string node;         // "" for a job-wide cause (time limit, cancel)
+  std::string device;       // PCI bus id, IB device/port, ...
+  std::string device_uuid;  // the GPU's UUID when job.json names it, else ""
+  std::string event;        // event kind
+  std::string code;         // Xid/SXid number, signal, ...
   MaybeTime time;
   std::string summary;
   std::string domain;

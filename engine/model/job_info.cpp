@@ -38,6 +38,14 @@ std::string JobInfo::gpu_pci(const std::string& node, int index) const {
   return "";
 }
 
+std::string JobInfo::gpu_uuid(const std::string& node, const std::string& pci) const {
+  auto it = node_info.find(node);
+  if (it == node_info.end() || pci.empty()) return "";
+  for (const auto& g : it->second.gpus)
+    if (g.pci == pci) return g.uuid;
+  return "";
+}
+
 bool JobInfo::knows_gpus_of(const std::string& node) const {
   for (const auto& r : ranks)
     if (r.node == node && !r.gpus.empty()) return true;

@@ -59,6 +59,9 @@ struct JobInfo {
   const RankInfo* rank_info(int rank) const;
   // PCI id of GPU `index` on `node` (node_info), or "".
   std::string gpu_pci(const std::string& node, int index) const;
+  // UUID of the GPU with PCI id `pci` on `node` (node_info), or "": what
+  // follows a GPU that moves to another slot or node, for cross-job counts.
+  std::string gpu_uuid(const std::string& node, const std::string& pci) const;
   // True when ranks name GPUs on this node, so an unused GPU can be told apart.
   bool knows_gpus_of(const std::string& node) const;
   bool job_uses_gpu(const std::string& node, const std::string& pci) const;

@@ -130,6 +130,7 @@ void build_diagnosis(const Attribution& a, const FilterContext& ctx, Diagnosis& 
     RootCause rc;
     rc.node = c->node;
     rc.device = c->device;
+    rc.device_uuid = ctx.job.gpu_uuid(c->node, canonical_pci(c->device));
     rc.event = c->kind;
     rc.code = c->code;
     rc.time = c->time;

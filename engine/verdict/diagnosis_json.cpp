@@ -31,6 +31,7 @@ std::string diagnosis_to_json(const Diagnosis& d, int indent) {
     J rc;
     rc["node"] = str_or_null(r.node);
     rc["device"] = str_or_null(r.device);
+    rc["device_uuid"] = str_or_null(r.device_uuid);
     rc["event"] = r.event;
     rc["code"] = str_or_null(r.code);
     rc["time"] = time_or_null(r.time);
