@@ -13,6 +13,8 @@ packages=(
   debhelper dpkg-dev fakeroot lintian rpm file binutils
   libsystemd-dev systemd-journal-remote  # the collector's journal source and its tests
   prometheus  # tests/sources/prometheus_real_server_test.cpp runs a real Prometheus
+  prometheus-cpp-dev  # the agent's GET /metrics (core library: registry and text format)
+  chromium  # tests/agent/http_dashboard_test.cpp renders the dashboard headless
   # scripts/sanitize.sh and fuzz/run.sh (scripts/test.sh runs both): clang, its
   # ASan/UBSan/libFuzzer runtimes (libclang_rt.*, only recommended by clang-14,
   # and this script installs no recommends) and llvm-symbolizer for stack traces.

@@ -14,7 +14,7 @@ constexpr int kExitBadRules = 3;       // rule files have errors
 constexpr int kExitUsage = 64;         // bad command line
 constexpr int kExitNotFound = 2;       // show/history: no such job, no database
 
-// The agent's database for `show` and `history`: --db when given, else
+// The agent's database for `show`, `history` and `suspects`: --db when given, else
 // $FIRSTFAULT_DB, else /var/lib/firstfault/firstfault.db.
 std::string database_path(const std::string& db_option);
 
@@ -22,6 +22,8 @@ void add_analyze_command(CLI::App& app, int& exit_code);
 void add_rules_command(CLI::App& app, int& exit_code);
 void add_show_command(CLI::App& app, int& exit_code);
 void add_history_command(CLI::App& app, int& exit_code);
+void add_drains_command(CLI::App& app, int& exit_code);
+void add_suspects_command(CLI::App& app, int& exit_code);
 void add_agent_command(CLI::App& app, int& exit_code);
 void add_gather_command(CLI::App& app, int& exit_code);
 

@@ -16,6 +16,8 @@ int main(int argc, char** argv) {
   ff::cli::add_rules_command(app, exit_code);
   ff::cli::add_show_command(app, exit_code);
   ff::cli::add_history_command(app, exit_code);
+  ff::cli::add_drains_command(app, exit_code);
+  ff::cli::add_suspects_command(app, exit_code);
   ff::cli::add_agent_command(app, exit_code);
   ff::cli::add_gather_command(app, exit_code);
   ff::cli::add_k8s_command(app, exit_code);

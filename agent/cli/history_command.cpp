@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "model/time.h"
 #include "store/diagnosis_store.h"
+#include "suspects/time_window.h"
 
 namespace ff::cli {
 namespace {
@@ -23,36 +24,8 @@ struct HistoryOptions {
   std::string format = "text";
 };
 
-// --since: RFC 3339 ("2026-11-30T05:00:00Z", with an offset, or a bare
-// date "2026-11-30" meaning its midnight UTC) or an age before `now`:
-// a number with s, m, h, d or w ("90m", "24h", "7d", "2w").
-std::optional<std::int64_t> parse_since(const std::string& text, std::int64_t now) {
-  if (text.empty()) return std::nullopt;
-  char unit = text.back();
-  std::string digits = text.substr(0, text.size() - 1);
-  if (!digits.empty() && digits.find_first_not_of("0123456789") == std::string::npos &&
-      digits.size() <= 9) {
-    std::int64_t n = std::stoll(digits);
-    switch (unit) {
-      case 's':
-        return now - n;
-      case 'm':
-        return now - n * 60;
-      case 'h':
-        return now - n * 3600;
-      case 'd':
-        return now - n * 86400;
-      case 'w':
-        return now - n * 7 * 86400;
-      default:
-        break;
-    }
-  }
-  std::string stamp = text;
-  if (stamp.size() == 10) stamp += "T00:00:00Z";
-  if (auto t = parse_iso8601_utc(stamp)) return *t / kUsPerSecond;
-  return std::nullopt;
-}
+// --since: see agent::parse_since (shared with `suspects` and the HTTP API).
+using agent::parse_since;
 
 std::string utc(std::int64_t unix_seconds) {
   std::time_t t = static_cast<std::time_t>(unix_seconds);

@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -67,6 +68,71 @@ std::vector<std::string> string_list(const std::string& name, const std::string&
   return out;
 }
 
+bool boolean(const std::string& name, const std::string& key, const YAML::Node& node) {
+  return scalar<bool>(name, key, node);
+}
+
+void parse_drain(const std::string& name, const YAML::Node& node, DrainSettings& d) {
+  if (node.IsNull()) return;
+  if (!node.IsMap()) fail(name, node.Mark(), "'drain' must be a mapping");
+  for (const auto& entry : node) {
+    std::string key = entry.first.as<std::string>();
+    std::string full = "drain." + key;
+    const YAML::Node& v = entry.second;
+    if (key == "enabled") {
+      d.enabled = boolean(name, full, v);
+    } else if (key == "dry_run") {
+      d.dry_run = boolean(name, full, v);
+    } else if (key == "min_blames") {
+      d.min_blames = positive(name, full, v, 1);
+    } else if (key == "window_days") {
+      d.window_days = positive(name, full, v, 1);
+    } else if (key == "max_per_hour") {
+      d.max_per_hour = positive(name, full, v, 1);
+    } else if (key == "domains") {
+      d.domains = string_list(name, full, v);
+      const auto& allowed = drainable_domains();
+      // A user's bug, a time limit or a storage outage says nothing about
+      // the node: never a reason to drain it.
+      for (std::size_t i = 0; i < d.domains.size(); ++i)
+        if (std::find(allowed.begin(), allowed.end(), d.domains[i]) == allowed.end())
+          fail(name, v.IsSequence() ? v[i].Mark() : v.Mark(),
+               "'drain.domains' may hold only hardware domains (gpu, gpu_fabric, network, "
+               "host), not '" +
+                   d.domains[i] + "'");
+      if (d.domains.empty()) fail(name, v.Mark(), "'drain.domains' is empty");
+    } else if (key == "ignore_sub_domains") {
+      d.ignore_sub_domains = string_list(name, full, v);
+    } else {
+      fail(name, entry.first.Mark(), "unknown setting '" + full + "'");
+    }
+  }
+}
+
+void parse_suspects(const std::string& name, const YAML::Node& node, SuspectSettings& s) {
+  if (node.IsNull()) return;
+  if (!node.IsMap()) fail(name, node.Mark(), "'suspects' must be a mapping");
+  for (const auto& entry : node) {
+    std::string key = entry.first.as<std::string>();
+    std::string full = "suspects." + key;
+    const YAML::Node& v = entry.second;
+    if (key == "window_days") {
+      s.window_s = static_cast<std::int64_t>(positive(name, full, v, 1)) * 86400;
+    } else if (key == "min_jobs") {
+      s.min_jobs = positive(name, full, v, 1);
+    } else if (key == "systemic_window_s") {
+      s.systemic_window_s = positive(name, full, v, 1);
+    } else if (key == "systemic_min_nodes") {
+      // Two nodes failing together is too common to call an outage.
+      s.systemic_min_nodes = positive(name, full, v, 2);
+    } else if (key == "ignored_domains") {
+      s.ignored_domains = v.IsNull() ? std::vector<std::string>{} : string_list(name, full, v);
+    } else {
+      fail(name, entry.first.Mark(), "unknown setting '" + full + "'");
+    }
+  }
+}
+
 }  // namespace
 
 AgentConfig parse_agent_config(const std::string& text, const std::string& name) {
@@ -120,6 +186,10 @@ AgentConfig parse_agent_config(const std::string& text, const std::string& name)
     } else if (key == "read_uids") {
       if (!v.IsNull() && !v.IsSequence()) fail(name, v.Mark(), "'read_uids' must be a list");
       for (const auto& uid : v) c.read_uids.push_back(positive(name, key, uid, 0));
+    } else if (key == "read_token_file") {
+      c.read_token_file = v.IsNull() ? "" : scalar<std::string>(name, key, v);
+      if (!c.read_token_file.empty() && c.read_token_file[0] != '/')
+        fail(name, v.Mark(), "'read_token_file' must be an absolute path");
     } else if (key == "loki") {
       try {
         c.central.loki = ff::sources::parse_loki_config(v, name);
@@ -144,6 +214,10 @@ AgentConfig parse_agent_config(const std::string& text, const std::string& name)
       c.slurm.timeout_s = positive(name, key, v, 1);
     } else if (key == "rules") {
       c.rules = string_list(name, key, v);
+    } else if (key == "drain") {
+      parse_drain(name, v, c.drain);
+    } else if (key == "suspects") {
+      parse_suspects(name, v, c.suspects);
     } else {
       fail(name, entry.first.Mark(), "unknown setting '" + key + "'");
     }

@@ -8,8 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "drain/drain_settings.h"
 #include "gather/central_gather.h"
 #include "slurm/slurm_client.h"
+#include "suspects/suspect_report.h"
 
 namespace ff::agent {
 
@@ -38,12 +40,20 @@ struct AgentConfig {
   // the job's own output among them, so the default is "credential".
   std::string read_access = "credential";
   std::vector<int> read_uids;
+  // A file holding a token: `Authorization: Bearer <token>` may read too
+  // (the dashboard in a browser, which cannot make munge credentials).
+  // Absolute path; the agent refuses to start when others may read it.
+  std::string read_token_file;
   SlurmPaths slurm;  // scontrol, sacctmgr
   // Central sources asked once per job attempt before its final pass:
   // `loki:` (sources/loki/loki_config.h) with gather_margin_before_s/_after_s,
   // `prometheus:` (sources/prometheus/prometheus_config.h).
   ff::sources::CentralConfig central;
   std::vector<std::string> rules;  // extra rule directories (as `analyze --rules`)
+  DrainSettings drain;             // `drain:` (off by default)
+  // `suspects:` window_days, min_jobs, systemic_window_s, systemic_min_nodes,
+  // ignored_domains: GET /api/v1/suspects (suspects/suspect_report.h).
+  SuspectSettings suspects;
 };
 
 // Throws ConfigError "<file>:<line>: <what>".

@@ -11,15 +11,21 @@
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <thread>
 
+#include "drain/drain_policy.h"
+#include "metrics/agent_metrics.h"
+#include "metrics/suspect_counts.h"
+#include "pipeline/analyze.h"
 #include "rules/compiled_rules.h"
 #include "server/bundle_receiver.h"
 #include "server/http_api.h"
 #include "server/job_locks.h"
 #include "server/job_tracker.h"
 #include "server/pass_runner.h"
+#include "server/read_token.h"
 #include "server/request_auth.h"
 #include "server/startup_recovery.h"
 #include "slurm/slurm_client.h"
@@ -118,8 +124,24 @@ int run_agent(const AgentConfig& config) {
   for (int uid : config.read_uids) readers.insert(static_cast<uid_t>(uid));
   RequestAuth auth(allowed, config.slurm_user, &slurm, readers);
   JobLocks locks;
+  AgentMetrics metrics(FF_PROJECT_VERSION, ff::kEngineVersion);
+  metrics.set_suspects_source(
+      [&store = *store, &config] { return flagged_suspect_counts(store, config.suspects); });
   PassRunner runner(layout, *store, slurm, locks, rules);
+  runner.set_metrics(&metrics);
   runner.set_central_sources(config.central);
+  // Declared after the runner's store and Slurm client, before the tracker
+  // whose thread calls it: it outlives every pass.
+  std::optional<DrainPolicy> drain;
+  if (config.drain.enabled) {
+    drain.emplace(config.drain, config.suspects, *store, slurm);
+    runner.set_after_final_pass([&drain](const PassRecord& pass) { drain->after_pass(pass); });
+    drain->set_on_decision(
+        [&metrics](const DrainAction& action) { metrics.drain_action(action.decision); });
+    spdlog::info("drain policy on{}: {} blames in {} days, at most {} per hour",
+                 config.drain.dry_run ? " (dry run)" : "", config.drain.min_blames,
+                 drain_window_s(config.drain, config.suspects) / 86400, config.drain.max_per_hour);
+  }
   JobTracker tracker(runner, std::chrono::seconds(config.final_pass_deadline_s));
   BundleLimits limits;
   limits.max_total_bytes = config.max_request_bytes;
@@ -128,11 +150,22 @@ int run_agent(const AgentConfig& config) {
   limits.max_line_bytes = config.max_line_bytes;
   limits.max_lines_per_job = config.max_lines_per_job;
   BundleReceiver receiver(layout, *store, auth, tracker, limits);
+  receiver.set_metrics(&metrics);
   ApiSettings settings;
   settings.max_request_bytes = config.max_request_bytes;
   settings.fastpass_wait = std::chrono::seconds(config.fastpass_wait_s);
   settings.read_open = config.read_access == "open";
+  settings.suspects = config.suspects;
+  if (!config.read_token_file.empty()) {
+    try {
+      settings.read_token = load_read_token(config.read_token_file);
+    } catch (const std::exception& e) {
+      spdlog::error("{}", e.what());
+      return 1;
+    }
+  }
   HttpApi api(settings, layout, *store, auth, receiver, tracker, runner);
+  api.set_metrics(&metrics);
 
   int port = api.bind(config.listen_host, config.listen_port);
   if (port < 0) {

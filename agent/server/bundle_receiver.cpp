@@ -11,6 +11,7 @@
 #include <set>
 #include <system_error>
 
+#include "metrics/agent_metrics.h"
 #include "server/bundle_rules.h"
 #include "server/durable_file.h"
 #include "server/upload_validation.h"
@@ -67,7 +68,10 @@ Reply BundleReceiver::receive(const std::string& credential, const std::string& 
   // the two), and then this upload completes the earlier one.
   auto record_bundle = [&]() -> Reply {
     try {
-      if (!store_.add_bundle(record)) return already;
+      if (!store_.add_bundle(record)) {
+        if (metrics_) metrics_->bundle_duplicate();
+        return already;
+      }
     } catch (const StoreError& e) {
       if (!e.busy()) throw;
       spdlog::warn("bundle {}: files kept, database busy: {}", meta.bundle_id, e.what());
@@ -76,6 +80,7 @@ Reply BundleReceiver::receive(const std::string& credential, const std::string& 
     spdlog::info("bundle {} stored: job {} node {} pass {} ({} files, {} bytes, {} lines)",
                  meta.bundle_id, key.str(), meta.node, meta.pass, files.size(), weight.bytes,
                  weight.lines);
+    if (metrics_) metrics_->bundle_received(meta.pass);
     tracker_.bundle_stored(key, meta.node, meta.pass, fragment_nodes);
     return stored;
   };

@@ -22,6 +22,8 @@
 
 namespace ff::agent {
 
+class AgentMetrics;
+
 struct Reply {
   int status = 200;
   nlohmann::json body;  // {"error": "..."} when status >= 400
@@ -35,6 +37,9 @@ class BundleReceiver {
   Reply receive(const std::string& credential, const std::string& meta,
                 const std::vector<UploadedFile>& files);
 
+  // Counts stored and duplicate bundles; null: nothing is counted.
+  void set_metrics(AgentMetrics* metrics) { metrics_ = metrics; }
+
  private:
   StateLayout layout_;
   DiagnosisStore& store_;
@@ -42,6 +47,7 @@ class BundleReceiver {
   JobTracker& tracker_;
   BundleLimits limits_;
   std::atomic<unsigned long> tmp_counter_{0};
+  AgentMetrics* metrics_ = nullptr;
 };
 
 }  // namespace ff::agent

@@ -7,11 +7,16 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <sstream>
 
+#include "metrics/agent_metrics.h"
 #include "pipeline/analyze.h"
 #include "server/bundle_rules.h"
+#include "server/dashboard_routes.h"
+#include "server/read_token.h"
+#include "suspects/time_window.h"
 
 namespace ff::agent {
 
@@ -91,11 +96,19 @@ void HttpApi::routes() {
   server_.set_write_timeout(60, 0);
   server_.set_logger([](const httplib::Request& req, const httplib::Response& res) {
     // Multipart bodies are parsed into parts, so the size is the header's.
-    spdlog::info("{} {} {} {} bytes -> {} ({} bytes)", req.remote_addr, req.method, req.path,
-                 req.get_header_value("Content-Length"), res.status, res.body.size());
+    // Scrapes and health probes that succeed come every few seconds: debug.
+    bool routine = res.status < 400 && (req.path == "/metrics" || req.path == "/api/v1/health" ||
+                                        req.path.rfind("/dashboard/", 0) == 0);
+    spdlog::log(routine ? spdlog::level::debug : spdlog::level::info,
+                "{} {} {} {} bytes -> {} ({} bytes)", req.remote_addr, req.method, req.path,
+                req.get_header_value("Content-Length"), res.status, res.body.size());
   });
   // httplib's own refusals (413, 404, 400) get a JSON body too.
-  server_.set_error_handler([](const httplib::Request&, httplib::Response& res) {
+  server_.set_error_handler([this](const httplib::Request& req, httplib::Response& res) {
+    // Every answer >= 400 passes here before it is sent, httplib's own 413
+    // (the handler never runs) included.
+    if (metrics_ && req.method == "POST" && req.path == "/api/v1/bundles")
+      metrics_->bundle_refused(res.status);
     if (!res.body.empty()) return;
     std::string message = res.status == 413 ? "request too large"
                           : res.status == 404
@@ -111,10 +124,18 @@ void HttpApi::routes() {
                            {"engine_version", ff::kEngineVersion},
                            {"schema_version", store_.schema_version()}});
               }));
+  server_.Get("/metrics",
+              guarded("metrics", [this](const httplib::Request&, httplib::Response& res) {
+                if (!metrics_) return send_error(res, 404, "no such endpoint");
+                res.set_content(metrics_->scrape(), AgentMetrics::kContentType);
+              }));
+  add_dashboard_routes(server_);
   server_.Get(R"(/api/v1/jobs/([^/]+)/diagnosis)",
               guarded("diagnosis", [this](const auto& req, auto& res) { diagnosis(req, res); }));
   server_.Get("/api/v1/diagnoses",
               guarded("diagnoses", [this](const auto& req, auto& res) { diagnoses(req, res); }));
+  server_.Get("/api/v1/suspects",
+              guarded("suspects", [this](const auto& req, auto& res) { suspects(req, res); }));
   server_.Post("/api/v1/bundles",
                guarded("bundles", [this](const auto& req, auto& res) { bundles(req, res); }));
   server_.Post(R"(/api/v1/jobs/([^/]+)/fastpass)",
@@ -209,6 +230,7 @@ void HttpApi::fastpass(const httplib::Request& req, httplib::Response& res) {
   std::optional<std::chrono::steady_clock::time_point> answer_by;
   if (client_ms > 0) answer_by = start + std::chrono::milliseconds(client_ms);
   PassOutcome out = runner_.run(key, "fastpass", body["exit_status"].get<int>(), answer_by);
+  if (metrics_) metrics_->fastpass_answered(std::chrono::steady_clock::now() - start);
   if (!out.ok) return send_error(res, out.http_status, out.error);
   send_json(res, 200,
             {{"job_id", path_job},
@@ -224,11 +246,20 @@ void HttpApi::fastpass(const httplib::Request& req, httplib::Response& res) {
 
 bool HttpApi::may_read(const httplib::Request& req, httplib::Response& res) {
   if (settings_.read_open) return true;
+  if (!settings_.read_token.empty() && req.has_header("Authorization")) {
+    if (bearer_token_matches(req.get_header_value("Authorization"), settings_.read_token))
+      return true;
+    send_error(res, 403, "read token refused");
+    return false;
+  }
   std::string credential = req.get_header_value(kMungeHeader);
   if (credential.empty()) {
     send_error(res, 401,
-               "no credential (header X-Firstfault-Munge, payload \"firstfault-read " + req.path +
-                   "\"); read_access is 'credential'");
+               std::string(settings_.read_token.empty()
+                               ? ""
+                               : "no read token (Authorization: Bearer <token>) and ") +
+                   "no credential (header X-Firstfault-Munge, payload \"firstfault-read " +
+                   req.path + "\"); read_access is 'credential'");
     return false;
   }
   AuthDecision auth = auth_.check_read(credential, "firstfault-read " + req.path);
@@ -270,6 +301,31 @@ void HttpApi::diagnoses(const httplib::Request& req, httplib::Response& res) {
   json out = json::array();
   for (const auto& p : store_.list(filter)) out.push_back(pass_summary(p));
   send_json(res, 200, {{"diagnoses", out}});
+}
+
+void HttpApi::suspects(const httplib::Request& req, httplib::Response& res) {
+  if (!may_read(req, res)) return;
+  // The agent's clock only chooses the window; nothing here feeds the engine.
+  auto now = static_cast<std::int64_t>(std::time(nullptr));
+  std::int64_t since = now - settings_.suspects.window_s;
+  if (req.has_param("since")) {
+    std::string text = req.get_param_value("since");
+    // Unix seconds like /api/v1/diagnoses (0 included), else what
+    // `firstfault suspects --since` takes.
+    std::optional<std::int64_t> parsed;
+    if (!text.empty() && text.size() <= 12 &&
+        text.find_first_not_of("0123456789") == std::string::npos)
+      parsed = std::stoll(text);
+    else
+      parsed = parse_since(text, now);
+    if (!parsed)
+      return send_error(res, 400, "since: unix seconds, RFC 3339 or an age (90m, 24h, 7d, 2w)");
+    since = *parsed;
+  }
+  std::string all = req.get_param_value("all");
+  bool include_unflagged = all == "1" || all == "true";
+  auto report = find_suspects(store_.sightings(since), settings_.suspects, since, now);
+  send_json(res, 200, suspects_to_json(report, include_unflagged));
 }
 
 }  // namespace ff::agent

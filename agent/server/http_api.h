@@ -4,8 +4,13 @@
 //   GET  /api/v1/diagnoses?node=&since=&limit= summaries, newest first
 //        both need a credential (payload "firstfault-read <path>") unless
 //        read_access is "open"; a diagnosis quotes the job's own output
+//        or a read token (Authorization: Bearer, agent.yaml read_token_file)
+//   GET  /api/v1/suspects?since=&all=1         components that failed several jobs, ranked
+//        (suspects/suspect_report.h; since: unix seconds, RFC 3339 or 7d); read as above
+//   GET  /, /dashboard/, /dashboard/<file>     the read-only dashboard (dashboard_routes.h)
 //   POST /api/v1/bundles                       multipart upload (BundleReceiver)
 //   POST /api/v1/jobs/<job_id>/fastpass        waits for the nodes' step bundles, runs a pass
+//   GET  /metrics                              open (counts only): Prometheus text format
 // Errors are {"error": "..."}; no exception leaves a handler (500 + log).
 #pragma once
 
@@ -21,13 +26,19 @@
 #include "server/request_auth.h"
 #include "server/state_layout.h"
 #include "store/diagnosis_store.h"
+#include "suspects/suspect_report.h"
 
 namespace ff::agent {
+
+class AgentMetrics;
 
 struct ApiSettings {
   std::size_t max_request_bytes = 268435456;
   std::chrono::seconds fastpass_wait{8};
   bool read_open = false;  // agent.yaml read_access: open
+  std::string read_token;  // agent.yaml read_token_file's token; "" = none
+  // agent.yaml suspects: (GET /api/v1/suspects)
+  SuspectSettings suspects;
 };
 
 class HttpApi {
@@ -40,12 +51,16 @@ class HttpApi {
   // Serves until stop(); returns false when the server failed.
   bool listen();
   void stop();
+  // Serves GET /metrics and counts bundle refusals and fast passes; before
+  // bind(). Null (the default): /metrics is 404.
+  void set_metrics(AgentMetrics* metrics) { metrics_ = metrics; }
 
  private:
   void routes();
   void fastpass(const httplib::Request& req, httplib::Response& res);
   void diagnosis(const httplib::Request& req, httplib::Response& res);
   void diagnoses(const httplib::Request& req, httplib::Response& res);
+  void suspects(const httplib::Request& req, httplib::Response& res);
   void bundles(const httplib::Request& req, httplib::Response& res);
   // True when the request may read job data; else the refusal is in `res`.
   bool may_read(const httplib::Request& req, httplib::Response& res);
@@ -57,6 +72,7 @@ class HttpApi {
   BundleReceiver& receiver_;
   JobTracker& tracker_;
   PassRunner& runner_;
+  AgentMetrics* metrics_ = nullptr;
   httplib::Server server_;
   int listen_fd_ = -1;  // the listening socket, to raise httplib's backlog
 };

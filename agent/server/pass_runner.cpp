@@ -4,6 +4,7 @@
 
 #include <ctime>
 
+#include "metrics/agent_metrics.h"
 #include "pipeline/analyze.h"
 #include "server/durable_file.h"
 #include "verdict/diagnosis_json.h"
@@ -133,6 +134,7 @@ PassOutcome PassRunner::run(const JobKey& key, const std::string& trigger,
                             std::optional<int> batch_exit_status,
                             std::optional<Clock::time_point> answer_by) {
   PassOutcome out;
+  auto pass_start = std::chrono::steady_clock::now();
   auto slurm = slurm_job(key, ms_left(answer_by) / 4, /*for_pass=*/true);
   auto mutex = locks_.of(key);
   std::lock_guard<std::mutex> lock(*mutex);
@@ -156,6 +158,7 @@ PassOutcome PassRunner::run(const JobKey& key, const std::string& trigger,
   auto engine_start = std::chrono::steady_clock::now();
 
   AnalyzeResult result = analyze_incident(layout_.incident(key), *rules_);
+  if (metrics_) metrics_->engine_ran(trigger, std::chrono::steady_clock::now() - engine_start);
   if (!result.usable) {
     out.http_status = 422;
     out.error = "incident of job " + key.str() + " is unusable: " + result.problem;
@@ -171,6 +174,7 @@ PassOutcome PassRunner::run(const JobKey& key, const std::string& trigger,
   out.record.verdict = result.diagnosis.verdict;
   out.record.domain = result.diagnosis.domain;
   out.record.summary = result.diagnosis.summary;
+  if (metrics_) metrics_->diagnosis_stored(trigger, out.record.verdict, out.record.domain);
   fs::create_directories(layout_.passes(key));
   replace_file_synced(layout_.passes(key) / (std::to_string(out.record.pass_no) + ".json"),
                       text + "\n");
@@ -182,11 +186,19 @@ PassOutcome PassRunner::run(const JobKey& key, const std::string& trigger,
   out.record.comment_status = status;
   store_.upsert_job(job_record(key, merged.job, slurm));
   out.ok = true;
+  if (metrics_) metrics_->pass_ran(trigger, std::chrono::steady_clock::now() - pass_start);
   auto ms = [](auto d) { return std::chrono::duration_cast<std::chrono::milliseconds>(d).count(); };
   spdlog::info("job {} pass {} ({}): {} — {} [comment: {}; merge {} ms, engine {} ms, {} bundles]",
                key.str(), out.record.pass_no, trigger, result.diagnosis.verdict,
                result.diagnosis.summary, status, ms(engine_start - merge_start),
                ms(std::chrono::steady_clock::now() - engine_start), bundles.size());
+  if (after_final_pass_ && trigger != "fastpass") {
+    try {
+      after_final_pass_(out.record);
+    } catch (const std::exception& e) {
+      spdlog::error("job {}: after the pass: {}", key.str(), e.what());
+    }
+  }
   return out;
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -21,6 +22,8 @@
 #include "store/diagnosis_store.h"
 
 namespace ff::agent {
+
+class AgentMetrics;
 
 struct PassOutcome {
   bool ok = false;
@@ -41,6 +44,14 @@ class PassRunner {
   // Loki/Prometheus, asked once per job attempt before its first final or
   // deadline pass (not the fast pass: it must answer in seconds).
   void set_central_sources(ff::sources::CentralConfig config) { central_ = std::move(config); }
+
+  // Called with every stored final or deadline pass (not the fast pass),
+  // under the job's lock, after the Comment: the drain policy. Its
+  // exceptions are logged, never fail the pass.
+  using AfterPass = std::function<void(const PassRecord&)>;
+  void set_after_final_pass(AfterPass hook) { after_final_pass_ = std::move(hook); }
+  // Counts stored passes and times them; null: nothing is counted.
+  void set_metrics(AgentMetrics* metrics) { metrics_ = metrics; }
 
   using Clock = std::chrono::steady_clock;
 
@@ -67,10 +78,12 @@ class PassRunner {
 
   StateLayout layout_;
   ff::sources::CentralConfig central_;
+  AfterPass after_final_pass_;
   DiagnosisStore& store_;
   SlurmClient& slurm_;
   JobLocks& locks_;
   std::shared_ptr<const CompiledRules> rules_;
+  AgentMetrics* metrics_ = nullptr;
 
   struct CachedLookup {
     Clock::time_point until;

@@ -1,6 +1,7 @@
 #include "slurm/slurm_client.h"
 
 #include <algorithm>
+#include <cctype>
 #include <utility>
 
 #include "common/run_process.h"
@@ -92,6 +93,54 @@ std::string SlurmClient::set_comment(const std::string& job_id, const std::strin
   ProcessResult r = run_process({paths_.scontrol, "update", "JobId=" + job_id, "Comment=" + text},
                                 bounded(timeout_ms));
   return r.ok() ? "written" : failure(r);
+}
+
+bool NodeStateLookup::unavailable() const {
+  // Slurm joins flags with '+' and may mark a base state with a symbol
+  // ("DOWN*": not responding): "IDLE+DRAIN", "MIXED+DRAIN" (draining),
+  // "DOWN*+DRAIN", "DRAINED".
+  std::size_t start = 0;
+  while (start <= state.size()) {
+    std::size_t end = state.find('+', start);
+    if (end == std::string::npos) end = state.size();
+    std::string flag = state.substr(start, end - start);
+    while (!flag.empty() && !std::isalpha(static_cast<unsigned char>(flag.back()))) flag.pop_back();
+    if (flag == "DRAIN" || flag == "DRAINED" || flag == "DRAINING" || flag == "DOWN") return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+NodeStateLookup SlurmClient::node_state(const std::string& node) const {
+  NodeStateLookup lookup;
+  ProcessResult r = run_process({paths_.scontrol, "show", "node", "-o", node}, bounded(0));
+  if (!r.ok()) {
+    lookup.error = failure(r);
+    return lookup;
+  }
+  auto fields = parse_scontrol_fields(r.out.substr(0, r.out.find('\n')));
+  auto it = fields.find("State");
+  if (fields["NodeName"] != node || it == fields.end() || it->second.empty()) {
+    lookup.error = "no State of node " + node + " in: " + first_line(r.out);
+    return lookup;
+  }
+  lookup.known = true;
+  lookup.state = it->second;
+  return lookup;
+}
+
+std::string SlurmClient::drain_node(const std::string& node, const std::string& reason) const {
+  // One node by its plain name: a hostlist ("n[1-64]") or a list ("n1,n2")
+  // from a diagnosis must never drain more than the node it names.
+  if (node.empty() ||
+      node.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                             "0123456789._-") != std::string::npos ||
+      node.front() == '-')
+    return "failed: not a plain node name: '" + slurm_text(node, 64) + "'";
+  std::string text = slurm_text(reason, kMaxDrainReasonBytes);
+  ProcessResult r = run_process(
+      {paths_.scontrol, "update", "NodeName=" + node, "State=DRAIN", "Reason=" + text}, bounded(0));
+  return r.ok() ? "drained" : failure(r);
 }
 
 std::string SlurmClient::set_comment_after_end(const std::string& job_id,

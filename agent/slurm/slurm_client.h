@@ -26,6 +26,15 @@ struct JobLookup {
   std::string error;  // why, when status is error
 };
 
+// What `scontrol show node -o <node>` says of a node's state.
+struct NodeStateLookup {
+  bool known = false;
+  std::string state;  // State=..., e.g. "IDLE+DRAIN", "DOWN*", "MIXED"
+  std::string error;  // why, when not known
+  // DRAIN (draining or drained), DRAINED or DOWN: takes no new jobs already.
+  bool unavailable() const;
+};
+
 // What `scontrol show config` says that the agent needs; read once.
 struct ClusterFacts {
   bool known = false;       // false: scontrol show config failed
@@ -52,6 +61,13 @@ class SlurmClient {
   // After the job ended: sacctmgr when accounting is configured. Returns
   // "written: sacctmgr", "skipped: no accounting", "failed: ...".
   std::string set_comment_after_end(const std::string& job_id, const std::string& summary);
+
+  // `scontrol show node -o <node>`.
+  NodeStateLookup node_state(const std::string& node) const;
+  // `scontrol update NodeName=<node> State=DRAIN Reason=<reason>`, the
+  // reason made safe by slurm_text (kMaxDrainReasonBytes). Returns
+  // "drained" or "failed: ...".
+  std::string drain_node(const std::string& node, const std::string& reason) const;
 
   const SlurmPaths& paths() const { return paths_; }
 

@@ -23,6 +23,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "suspects/suspect_report.h"
+
 namespace ff::agent {
 
 struct StoreError : std::runtime_error {
@@ -81,6 +83,21 @@ struct PassRecord {
   std::string root_device;
   std::string engine_version;
   std::string diagnosis_text;  // the diagnosis JSON exactly as stored
+};
+
+// One decision of the drain policy (agent/drain/, table drain_actions).
+struct DrainAction {
+  std::int64_t id = 0;
+  std::int64_t created_at = 0;  // unix seconds
+  std::string job_id;
+  int attempt = 0;
+  std::int64_t diagnosis_id = 0;  // the pass that decided
+  std::string node;
+  std::string device;    // the root cause's device, "" for the node itself
+  std::string decision;  // drained | would_drain | declined | failed
+  std::string reason;    // the drain Reason given to Slurm, or why not
+  int blames = 0;        // hardware blames of the node in the window
+  std::string detail;    // scontrol's answer, the node state, ...
 };
 
 struct ListFilter {
@@ -144,6 +161,25 @@ class DiagnosisStore {
   // Newest first (created_at, then id); the newest pass per job attempt
   // only; filtered by ListFilter (node: a root-cause or affected node).
   virtual std::vector<PassRecord> list(const ListFilter& filter) = 0;
+  // Every component named by a failed current diagnosis stored at or after
+  // `since` (created_at, unix seconds): the `suspect_sightings` view, ordered
+  // by seen_at, job_id, attempt, role, node, device. Input of find_suspects.
+  // (Not pure, so a test double of this interface need not implement it.)
+  virtual std::vector<Sighting> sightings(std::int64_t since) {
+    (void)since;
+    throw StoreError("sightings: not supported by this store");
+  }
+  // Records one drain decision; returns its id.
+  // (Not pure, so a test double of this interface need not implement it.)
+  virtual std::int64_t add_drain_action(const DrainAction& action) {
+    (void)action;
+    throw StoreError("add_drain_action: not supported by this store");
+  }
+  // Drain decisions made at or after `since` (created_at), oldest first.
+  virtual std::vector<DrainAction> drain_actions(std::int64_t since) {
+    (void)since;
+    throw StoreError("drain_actions: not supported by this store");
+  }
 };
 
 }  // namespace ff::agent

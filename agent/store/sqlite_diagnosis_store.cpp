@@ -298,6 +298,80 @@ class SqliteDiagnosisStore final : public DiagnosisStore {
     return out;
   }
 
+  std::vector<Sighting> sightings(std::int64_t since) override {
+    ReadAccess r = reading();
+    auto st = r.db.cached(
+        "SELECT job_id, attempt, diagnosis_id, seen_at, verdict, role, domain, sub_domain, node, "
+        "device, device_uuid, event FROM suspect_sightings WHERE created_at >= ?1 "
+        "ORDER BY seen_at, job_id, attempt, role, node, device, event, diagnosis_id");
+    st->bind(1, since);
+    std::vector<Sighting> out;
+    while (st->step()) {
+      Sighting s;
+      s.job_id = st->column_text(0);
+      s.attempt = static_cast<int>(st->column_int(1));
+      s.diagnosis_id = st->column_int(2);
+      s.seen_at = st->column_int(3);
+      s.verdict = st->column_text(4);
+      s.role = st->column_text(5);
+      s.domain = st->column_text(6);
+      s.sub_domain = st->column_text(7);
+      s.node = st->column_text(8);
+      s.device = st->column_text(9);
+      s.device_uuid = st->column_text(10);
+      s.event = st->column_text(11);
+      out.push_back(std::move(s));
+    }
+    return out;
+  }
+
+  std::int64_t add_drain_action(const DrainAction& a) override {
+    std::lock_guard lock(mutex_);
+    if (read_only_) throw StoreError("the database is open read-only");
+    return write_transaction(db_, [&] {
+      auto st = db_.cached(
+          "INSERT INTO drain_actions (created_at, job_id, attempt, diagnosis_id, node, device, "
+          "decision, reason, blames, detail) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+      st->bind(1, a.created_at)
+          .bind(2, a.job_id)
+          .bind(3, a.attempt)
+          .bind(4, a.diagnosis_id)
+          .bind(5, a.node)
+          .bind(6, a.device)
+          .bind(7, a.decision)
+          .bind(8, a.reason)
+          .bind(9, a.blames)
+          .bind(10, a.detail)
+          .run();
+      return db_.last_insert_rowid();
+    });
+  }
+
+  std::vector<DrainAction> drain_actions(std::int64_t since) override {
+    ReadAccess r = reading();
+    auto st = r.db.cached(
+        "SELECT id, created_at, job_id, attempt, diagnosis_id, node, device, decision, reason, "
+        "blames, detail FROM drain_actions WHERE created_at >= ?1 ORDER BY created_at, id");
+    st->bind(1, since);
+    std::vector<DrainAction> out;
+    while (st->step()) {
+      DrainAction a;
+      a.id = st->column_int(0);
+      a.created_at = st->column_int(1);
+      a.job_id = st->column_text(2);
+      a.attempt = static_cast<int>(st->column_int(3));
+      a.diagnosis_id = st->column_int(4);
+      a.node = st->column_text(5);
+      a.device = st->column_text(6);
+      a.decision = st->column_text(7);
+      a.reason = st->column_text(8);
+      a.blames = static_cast<int>(st->column_int(9));
+      a.detail = st->column_text(10);
+      out.push_back(std::move(a));
+    }
+    return out;
+  }
+
  private:
   // A read: the reader connection and its lock, or (read-only store) the
   // one connection and the writer's lock.
@@ -394,7 +468,8 @@ class SqliteDiagnosisStore final : public DiagnosisStore {
     for (const auto& r : array_field(d, "root_causes")) {
       auto st = db_.cached(
           "INSERT OR IGNORE INTO root_causes (diagnosis_id, ordinal, node, device, event, code, "
-          "time, summary, domain, sub_domain) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+          "time, summary, domain, sub_domain, device_uuid) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
+          "?8, ?9, ?10, ?11)");
       st->bind(1, id)
           .bind(2, ordinal++)
           .bind(3, text_field(r, "node"))
@@ -405,6 +480,7 @@ class SqliteDiagnosisStore final : public DiagnosisStore {
           .bind(8, text_or_empty(r, "summary"))
           .bind(9, text_field(r, "domain"))
           .bind(10, text_field(r, "sub_domain"))
+          .bind(11, text_field(r, "device_uuid"))
           .run();
     }
     for (const auto& n : array_field(d, "affected_nodes")) {

@@ -2,6 +2,9 @@
 // name file and line.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 #include "server/agent_config.h"
 
 namespace {
@@ -29,6 +32,26 @@ TEST(AgentConfig, ContractExample) {
   EXPECT_EQ(c.max_request_bytes, 268435456u);
   EXPECT_EQ(c.slurm.scontrol, "/usr/bin/scontrol");
   EXPECT_EQ(c.slurm.sacctmgr, "auto");
+}
+
+// The agent.yaml the packages install, and the one docs/slurm-path.md
+// shows, are configurations this agent accepts as they are.
+TEST(AgentConfig, ShippedAndDocumentedFilesParse) {
+  auto shipped = load_agent_config(FF_SOURCE_DIR "/packaging/common/agent.yaml");
+  EXPECT_FALSE(shipped.drain.enabled);
+  EXPECT_EQ(shipped.suspects.window_s, 14 * 86400);
+
+  std::ifstream doc(FF_SOURCE_DIR "/docs/slurm-path.md");
+  std::stringstream text;
+  text << doc.rdbuf();
+  std::string md = text.str();
+  auto start = md.find("Config `/etc/firstfault/agent.yaml`:\n```yaml\n");
+  ASSERT_NE(start, std::string::npos);
+  start = md.find("```yaml\n", start) + 8;
+  auto documented = parse_agent_config(md.substr(start, md.find("```", start) - start),
+                                       "docs/slurm-path.md");
+  EXPECT_EQ(documented.drain.ignore_sub_domains.size(), 5u);
+  EXPECT_EQ(documented.suspects.systemic_min_nodes, 4);
 }
 
 TEST(AgentConfig, DatabaseDefaultsIntoStateDir) {

@@ -9,6 +9,7 @@
 #   cluster.sh deploy BUILD_DIR       install built parts under <root>/install
 #   cluster.sh deploy --installed     use the installed firstfault-node/-agent packages
 #   cluster.sh agent-start | agent-stop
+#   cluster.sh agent-config [FILE]    FILE's settings over agent.yaml (none: the defaults)
 #   cluster.sh inject NODE KIND LINE  append LINE, stamped now, to a node's log
 #   cluster.sh reset-logs             empty every simulated node log
 #
@@ -431,6 +432,16 @@ max_request_bytes: 268435456
 scontrol: $(command -v scontrol || echo /usr/bin/scontrol)
 sacctmgr: auto
 EOF
+  # agent-config FILE: its top-level keys replace the ones above (the
+  # settings are one line each) or add to them.
+  local extra=$ROOT/agent.extra.yaml key
+  if [[ -f $extra ]]; then
+    for key in $(grep -oE '^[A-Za-z_]+:' "$extra"); do
+      grep -v "^$key" "$ROOT/agent.yaml.tmp" >"$ROOT/agent.yaml.tmp2" || true
+      mv "$ROOT/agent.yaml.tmp2" "$ROOT/agent.yaml.tmp"
+    done
+    cat "$extra" >>"$ROOT/agent.yaml.tmp"
+  fi
   mv "$ROOT/agent.yaml.tmp" "$ROOT/agent.yaml"
 }
 
@@ -486,6 +497,25 @@ cmd_agent_stop() {
   log "agent stopped"
 }
 
+# agent-config FILE: the agent runs with FILE's settings over deploy's
+# agent.yaml (a test's own database, drain: ...); agent-config alone goes back
+# to deploy's. A running agent is restarted with the new file.
+cmd_agent_config() {
+  local file=${1:-}
+  [[ -f $ROOT/agent.yaml ]] || die "agent.yaml missing: run deploy first"
+  if [[ -n $file ]]; then
+    [[ -f $file ]] || die "no such file: $file"
+    cp "$file" "$ROOT/agent.extra.yaml"
+  else
+    rm -f "$ROOT/agent.extra.yaml"
+  fi
+  write_agent_yaml
+  if agent_running; then
+    cmd_agent_stop
+    cmd_agent_start
+  fi
+}
+
 # --- log injection ---------------------------------------------------------
 
 # Appends one line, stamped with the current time in the file's own format,
@@ -523,7 +553,7 @@ cmd_reset_logs() {
 }
 
 usage() {
-  sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 64
 }
 
@@ -538,6 +568,7 @@ main() {
     deploy) cmd_deploy "$@" ;;
     agent-start) cmd_agent_start ;;
     agent-stop) cmd_agent_stop ;;
+    agent-config) cmd_agent_config "$@" ;;
     inject) cmd_inject "$@" ;;
     reset-logs) cmd_reset_logs ;;
     *) usage ;;

@@ -1,0 +1,298 @@
+// find_suspects: sightings -> components -> ranked suspects, with the
+// systemic events (one broad outage blaming many nodes at once) set apart
+// first. See suspect_report.h for the contract.
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <regex>
+#include <set>
+#include <tuple>
+#include <utility>
+
+#include "suspects/suspect_report.h"
+
+namespace ff::agent {
+namespace {
+
+using JobKey = std::pair<std::string, int>;  // job_id, attempt
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// The engine's canonical PCI bus id "00000000:3B:00.0" (and the short
+// "0000:3b:00.0" form of older diagnoses).
+bool is_pci_bus_id(const std::string& device) {
+  static const std::regex pci("[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\\.[0-7]");
+  return std::regex_match(device, pci);
+}
+
+// No rule of rules/*.yaml names a switch port as a device today (an NVSwitch
+// SXid keeps its switch in a field of its own and has no device; InfiniBand
+// events name the node's HCA port, "mlx5_2:1"). So a device is a switch
+// when its name says so: "nvidia-nvswitch3", "ib-switch-07/17", "sw12:4",
+// "ibsw3/17", "leaf-sw01/12", or when the sub_domain says so ("gpu_fabric.nvswitch_error").
+// "gpu.context_switch_timeout" is a GPU fault: no bare "switch" match on
+// the sub_domain.
+bool names_switch(const std::string& device, const std::string& sub_domain) {
+  static const std::regex switch_name("(^|.*[^a-z])((nv|ib[-_]?)?switch|(ib)?sw[-_.]?[0-9]).*");
+  std::string d = lower(device);
+  std::string s = lower(sub_domain);
+  return std::regex_match(d, switch_name) || s.find("nvswitch") != std::string::npos ||
+         s.find("switch_port") != std::string::npos || s.find("ib_switch") != std::string::npos;
+}
+
+// An NVSwitch sits inside the node's chassis; a fabric switch is shared by
+// many nodes, so it is one component whatever node saw it fail.
+bool switch_inside_node(const std::string& device, const std::string& sub_domain) {
+  return lower(device).find("nvswitch") != std::string::npos ||
+         lower(sub_domain).find("nvswitch") != std::string::npos || is_pci_bus_id(device);
+}
+
+struct Component {
+  ComponentKind kind;
+  std::string id;
+  std::string node;
+  std::string device;
+  auto key() const { return std::make_pair(static_cast<int>(kind), id); }
+};
+
+// The components one sighting counts for: always its node; a root cause's
+// device too, when it is a GPU, an InfiniBand port or a switch port. Any
+// other device (a disk, an Ethernet interface) counts for its node only.
+std::vector<Component> components_of(const Sighting& s) {
+  std::vector<Component> out;
+  out.push_back({ComponentKind::node, s.node, s.node, ""});
+  if (s.role != "root_cause" || s.device.empty()) return out;
+  if (names_switch(s.device, s.sub_domain)) {
+    if (switch_inside_node(s.device, s.sub_domain))
+      out.push_back({ComponentKind::switch_port, s.node + "/" + s.device, s.node, s.device});
+    else
+      out.push_back({ComponentKind::switch_port, s.device, "", s.device});
+  } else if (s.domain == "gpu" || s.domain == "gpu_fabric") {
+    out.push_back({ComponentKind::gpu, s.node + "/" + s.device, s.node, s.device});
+  } else if (s.domain == "network") {
+    // Network before the PCI rule: an HCA named by its bus id is a port.
+    out.push_back({ComponentKind::ib_port, s.node + "/" + s.device, s.node, s.device});
+  } else if (is_pci_bus_id(s.device)) {
+    out.push_back({ComponentKind::gpu, s.node + "/" + s.device, s.node, s.device});
+  }
+  return out;
+}
+
+auto sort_key(const Sighting& s) {
+  return std::tie(s.seen_at, s.job_id, s.attempt, s.role, s.node, s.device, s.domain, s.sub_domain,
+                  s.event, s.verdict, s.device_uuid, s.diagnosis_id);
+}
+
+// How much one sighting says against its component: attributed root cause
+// over candidate over symptom.
+int strength(const Sighting& s) {
+  if (s.role != "root_cause") return kSymptomWeight;
+  return s.verdict == "attributed" ? kAttributedWeight : kCandidateWeight;
+}
+
+SuspectJob job_of(const Sighting& s, bool systemic) {
+  SuspectJob j;
+  j.job_id = s.job_id;
+  j.attempt = s.attempt;
+  j.role = s.role;
+  j.verdict = s.verdict;
+  j.sub_domain = s.sub_domain;
+  j.event = s.event;
+  j.seen_at = s.seen_at;
+  j.systemic = systemic;
+  return j;
+}
+
+bool job_order(const SuspectJob& a, const SuspectJob& b) {
+  return std::tie(a.seen_at, a.job_id, a.attempt) < std::tie(b.seen_at, b.job_id, b.attempt);
+}
+
+// Groups of root causes of one domain, close in time, that blame at least
+// systemic_min_nodes nodes in as many jobs. Marks their sightings (and the
+// symptoms of their jobs) in `systemic`.
+std::vector<SystemicEvent> find_systemic(const std::vector<Sighting>& sightings,
+                                         const SuspectSettings& settings,
+                                         std::vector<bool>& systemic) {
+  std::vector<SystemicEvent> events;
+  // A one-node "outage" is just a failure.
+  if (settings.systemic_min_nodes < 2) return events;
+  std::map<std::string, std::vector<std::size_t>> by_domain;  // sorted by seen_at already
+  for (std::size_t i = 0; i < sightings.size(); ++i)
+    if (sightings[i].role == "root_cause") by_domain[sightings[i].domain].push_back(i);
+
+  std::set<JobKey> systemic_jobs;
+  auto close_group = [&](const std::string& domain, const std::vector<std::size_t>& group) {
+    std::set<std::string> nodes;
+    std::set<JobKey> jobs;
+    for (std::size_t i : group) {
+      nodes.insert(sightings[i].node);
+      jobs.insert({sightings[i].job_id, sightings[i].attempt});
+    }
+    auto min_nodes = static_cast<std::size_t>(settings.systemic_min_nodes);
+    if (nodes.size() < min_nodes || jobs.size() < min_nodes) return;
+    SystemicEvent e;
+    e.domain = domain.empty() ? "unknown" : domain;
+    e.first_seen = sightings[group.front()].seen_at;
+    e.last_seen = sightings[group.back()].seen_at;
+    e.nodes.assign(nodes.begin(), nodes.end());
+    std::set<JobKey> listed;
+    for (std::size_t i : group) {
+      systemic[i] = true;
+      JobKey key{sightings[i].job_id, sightings[i].attempt};
+      systemic_jobs.insert(key);
+      // The group is in time order: each job's first root cause.
+      if (listed.insert(key).second) e.jobs.push_back(job_of(sightings[i], true));
+    }
+    std::sort(e.jobs.begin(), e.jobs.end(), job_order);
+    events.push_back(std::move(e));
+  };
+  for (const auto& [domain, indexes] : by_domain) {
+    std::vector<std::size_t> group;
+    for (std::size_t i : indexes) {
+      if (!group.empty() &&
+          sightings[i].seen_at - sightings[group.back()].seen_at > settings.systemic_window_s) {
+        close_group(domain, group);
+        group.clear();
+      }
+      group.push_back(i);
+    }
+    if (!group.empty()) close_group(domain, group);
+  }
+  // The symptoms of those jobs are the outage's too.
+  for (std::size_t i = 0; i < sightings.size(); ++i)
+    if (sightings[i].role == "symptom" &&
+        systemic_jobs.count({sightings[i].job_id, sightings[i].attempt}))
+      systemic[i] = true;
+  std::sort(events.begin(), events.end(), [](const SystemicEvent& a, const SystemicEvent& b) {
+    return std::tie(a.first_seen, a.domain, a.nodes) < std::tie(b.first_seen, b.domain, b.nodes);
+  });
+  return events;
+}
+
+// What one component collected.
+struct Tally {
+  Component component;
+  // Per job attempt: its strongest counted sighting and (if any) its first
+  // systemic one. std::map: job_list comes out in key order, then sorted.
+  std::map<JobKey, const Sighting*> counted;
+  std::map<JobKey, const Sighting*> systemic;
+  std::string device_uuid;
+  std::int64_t uuid_seen = 0;
+};
+
+Suspect make_suspect(const Tally& t, const SuspectSettings& settings) {
+  Suspect s;
+  s.kind = t.component.kind;
+  s.id = t.component.id;
+  s.node = t.component.node;
+  s.device = t.component.device;
+  s.device_uuid = t.device_uuid;
+  std::map<std::string, int> domains;
+  bool any = false;
+  auto seen = [&](std::int64_t at) {
+    s.first_seen = any ? std::min(s.first_seen, at) : at;
+    s.last_seen = any ? std::max(s.last_seen, at) : at;
+    any = true;
+  };
+  for (const auto& [key, sighting] : t.counted) {
+    ++s.jobs;
+    int w = strength(*sighting);
+    if (w == kSymptomWeight) {
+      ++s.symptom_jobs;
+    } else {
+      ++s.root_cause_jobs;
+      if (w == kAttributedWeight) ++s.attributed_jobs;
+    }
+    s.score += w;
+    ++domains[sighting->domain.empty() ? "unknown" : sighting->domain];
+    seen(sighting->seen_at);
+    s.job_list.push_back(job_of(*sighting, false));
+  }
+  for (const auto& [key, sighting] : t.systemic) {
+    ++s.systemic_jobs;
+    if (!t.counted.count(key)) s.job_list.push_back(job_of(*sighting, true));
+  }
+  // Only set apart: its times are the outage's.
+  if (!any)
+    for (const auto& [key, sighting] : t.systemic) seen(sighting->seen_at);
+  std::sort(s.job_list.begin(), s.job_list.end(), job_order);
+  std::vector<std::pair<std::string, int>> ordered(domains.begin(), domains.end());
+  std::stable_sort(ordered.begin(), ordered.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  for (const auto& [domain, n] : ordered) s.domains.push_back(domain + "=" + std::to_string(n));
+  s.flagged = s.jobs >= settings.min_jobs;
+  return s;
+}
+
+bool rank_order(const Suspect& a, const Suspect& b) {
+  // A device before its node on a tie: the GPU is the more precise answer.
+  auto node_last = [](const Suspect& s) { return s.kind == ComponentKind::node ? 1 : 0; };
+  return std::make_tuple(-a.score, -a.root_cause_jobs, -a.last_seen, node_last(a),
+                         static_cast<int>(a.kind), std::cref(a.id)) <
+         std::make_tuple(-b.score, -b.root_cause_jobs, -b.last_seen, node_last(b),
+                         static_cast<int>(b.kind), std::cref(b.id));
+}
+
+}  // namespace
+
+const char* to_string(ComponentKind kind) {
+  switch (kind) {
+    case ComponentKind::node:
+      return "node";
+    case ComponentKind::gpu:
+      return "gpu";
+    case ComponentKind::ib_port:
+      return "ib_port";
+    case ComponentKind::switch_port:
+      return "switch_port";
+  }
+  return "node";
+}
+
+SuspectReport find_suspects(std::vector<Sighting> sightings, const SuspectSettings& settings,
+                            std::int64_t since, std::int64_t until) {
+  SuspectReport report;
+  report.since = since;
+  report.until = until;
+  report.settings = settings;
+
+  const std::set<std::string> ignored(settings.ignored_domains.begin(),
+                                      settings.ignored_domains.end());
+  sightings.erase(std::remove_if(sightings.begin(), sightings.end(),
+                                 [&](const Sighting& s) {
+                                   return s.node.empty() || ignored.count(s.domain) > 0;
+                                 }),
+                  sightings.end());
+  // Everything below depends on this order only, never on the caller's.
+  std::sort(sightings.begin(), sightings.end(),
+            [](const Sighting& a, const Sighting& b) { return sort_key(a) < sort_key(b); });
+
+  std::vector<bool> systemic(sightings.size(), false);
+  report.systemic_events = find_systemic(sightings, settings, systemic);
+
+  std::map<std::pair<int, std::string>, Tally> tallies;
+  for (std::size_t i = 0; i < sightings.size(); ++i) {
+    const Sighting& s = sightings[i];
+    for (const auto& c : components_of(s)) {
+      auto [it, inserted] = tallies.try_emplace(c.key());
+      Tally& t = it->second;
+      if (inserted) t.component = c;
+      JobKey job{s.job_id, s.attempt};
+      auto& slot = systemic[i] ? t.systemic[job] : t.counted[job];
+      // Keep the strongest; on a tie the earliest (sightings are in time order).
+      if (!slot || strength(s) > strength(*slot)) slot = &s;
+      if (!s.device_uuid.empty() && c.kind != ComponentKind::node && s.seen_at >= t.uuid_seen) {
+        t.device_uuid = s.device_uuid;
+        t.uuid_seen = s.seen_at;
+      }
+    }
+  }
+  for (const auto& [key, tally] : tallies) report.suspects.push_back(make_suspect(tally, settings));
+  std::sort(report.suspects.begin(), report.suspects.end(), rank_order);
+  return report;
+}
+
+}  // namespace ff::agent

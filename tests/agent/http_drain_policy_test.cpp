@@ -1,0 +1,142 @@
+// The real agent with `drain:` on: the example Xid 79 incident fails two jobs
+// on gpu-a02. After the first final pass the drain is declined (1 blame of
+// 2); after the second the agent runs scontrol with exactly `update
+// NodeName=gpu-a02 State=DRAIN Reason=firstfault: ...`, each its own argument
+// (a recording scontrol writes its argument vector NUL-separated), and both
+// decisions are in drain_actions.
+#include <gtest/gtest.h>
+
+#include "agent_process.h"
+
+namespace {
+
+using namespace fftest;
+
+// scontrol: `show job` answers for the id asked (the example job's line with
+// that id), `show node` says IDLE, `update` records its arguments in a file
+// of its own.
+void install_recording_scontrol(const fs::path& dir) {
+  write_file(dir / "scontrol",
+             "#!/bin/sh\n"
+             "case \"$1 $2\" in\n"
+             "  'show job') sed \"s/JobId=48213 /JobId=$4 /\" '" +
+                 (dir / "job.txt").string() +
+                 "';;\n"
+                 "  'show config') cat '" +
+                 (dir / "config.txt").string() +
+                 "';;\n"
+                 "  'show node') echo \"NodeName=$4 Arch=x86_64 State=IDLE ThreadsPerCore=1\";;\n"
+                 "  *) printf '%s\\0' \"$@\" > \"$(mktemp '" +
+                 (dir / "update.XXXXXX").string() +
+                 "')\";;\n"
+                 "esac\n",
+             true);
+}
+
+std::vector<std::vector<std::string>> updates(const fs::path& dir) {
+  std::vector<std::vector<std::string>> out;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().filename().string().rfind("update.", 0) != 0) continue;
+    std::vector<std::string> args;
+    std::string arg;
+    for (char c : read_file(e.path())) {
+      if (c == '\0') {
+        args.push_back(arg);
+        arg.clear();
+      } else {
+        arg += c;
+      }
+    }
+    out.push_back(args);
+  }
+  return out;
+}
+
+// The example's bundles as job `job_id`.
+std::vector<Bundle> xid79_job(const std::string& job_id, long long stamp) {
+  auto bundles = example_bundles("01-xid79-fallen-off-bus", "epilog", stamp);
+  for (auto& b : bundles) {
+    b.job_id = job_id;
+    b.bundle_id = b.node + "-" + job_id + "-" + std::to_string(stamp++);
+    for (auto& [name, content] : b.files)
+      if (name == "job.json") {
+        json j = json::parse(content);
+        j["job_id"] = job_id;
+        content = j.dump(2);
+      }
+  }
+  return bundles;
+}
+
+long long drain_rows(const AgentProcess& agent, const std::string& where) {
+  return count_rows(agent.state() / "firstfault.db",
+                    "SELECT count(*) FROM drain_actions WHERE " + where);
+}
+
+bool wait_for_rows(const AgentProcess& agent, const std::string& where) {
+  for (int i = 0; i < 300; ++i) {
+    if (drain_rows(agent, where) > 0) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return false;
+}
+
+TEST(AgentDrain, SecondGpuFaultOnANodeDrainsIt) {
+  AgentProcess agent("drain:\n  enabled: true\n  min_blames: 2\n  max_per_hour: 1\n", ended_job());
+  install_recording_scontrol(agent.dir());
+  auto client = agent.client();
+
+  for (const auto& b : xid79_job("48213", 1797000000000000000LL))
+    ASSERT_EQ(upload(client, b)->status, 201);
+  ASSERT_TRUE(wait_for_rows(agent, "job_id = '48213'")) << agent.log();
+  EXPECT_EQ(drain_rows(agent,
+                       "job_id = '48213' AND node = 'gpu-a02' AND decision = 'declined' "
+                       "AND reason = 'blamed 1 of 2 times in 14 days' AND blames = 1"),
+            1)
+      << agent.log();
+  EXPECT_TRUE(updates(agent.dir()).empty());
+
+  for (const auto& b : xid79_job("48214", 1797000000000001000LL))
+    ASSERT_EQ(upload(client, b)->status, 201);
+  ASSERT_TRUE(wait_for_rows(agent, "job_id = '48214'")) << agent.log();
+  auto d = wait_for_diagnosis(client, "48214");
+  ASSERT_TRUE(d);
+  std::string device = (*d)["root_causes"][0]["device"];
+  std::string reason = "firstfault: gpu.fallen_off_bus " + device + " in jobs 48213,48214";
+  EXPECT_EQ(drain_rows(agent,
+                       "job_id = '48214' AND node = 'gpu-a02' AND decision = 'drained' "
+                       "AND blames = 2 AND reason = '" +
+                           reason + "'"),
+            1)
+      << agent.log();
+
+  auto calls = updates(agent.dir());
+  ASSERT_EQ(calls.size(), 1u) << agent.log();
+  EXPECT_EQ(calls[0], (std::vector<std::string>{"update", "NodeName=gpu-a02", "State=DRAIN",
+                                                "Reason=" + reason}));
+  EXPECT_NE(agent.log().find("drain policy: drained gpu-a02"), std::string::npos) << agent.log();
+}
+
+// Off by default: the same two jobs drain nothing and record nothing.
+TEST(AgentDrain, OffByDefault) {
+  AgentProcess agent("", ended_job());
+  install_recording_scontrol(agent.dir());
+  auto client = agent.client();
+  for (const auto& id : {"48213", "48214"}) {
+    for (const auto& b :
+         xid79_job(id, id == std::string("48213") ? 1797000000000002000LL : 1797000000000003000LL))
+      ASSERT_EQ(upload(client, b)->status, 201);
+    ASSERT_TRUE(wait_for_diagnosis(client, id));
+  }
+  for (int i = 0; i < 50; ++i) {
+    if (count_rows(agent.state() / "firstfault.db",
+                   "SELECT count(*) FROM diagnoses WHERE trigger = 'final'") == 2)
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(drain_rows(agent, "1"), 0);
+  EXPECT_TRUE(updates(agent.dir()).empty());
+}
+
+}  // namespace
