@@ -125,6 +125,8 @@ void parse_suspects(const std::string& name, const YAML::Node& node, SuspectSett
     } else if (key == "systemic_min_nodes") {
       // Two nodes failing together is too common to call an outage.
       s.systemic_min_nodes = positive(name, full, v, 2);
+    } else if (key == "systemic_rate_factor") {
+      s.systemic_rate_factor = positive(name, full, v, 1);
     } else if (key == "ignored_domains") {
       s.ignored_domains = v.IsNull() ? std::vector<std::string>{} : string_list(name, full, v);
     } else {

@@ -110,12 +110,15 @@ bool job_order(const SuspectJob& a, const SuspectJob& b) {
   return std::tie(a.seen_at, a.job_id, a.attempt) < std::tie(b.seen_at, b.job_id, b.attempt);
 }
 
-// Groups of root causes of one domain, close in time, that blame at least
-// systemic_min_nodes nodes in as many jobs. Marks their sightings (and the
-// symptoms of their jobs) in `systemic`.
+// Root causes of one domain that blame at least systemic_min_nodes nodes in
+// as many jobs within one systemic_window_s: a broad event, not that many
+// bad nodes. The window has a fixed length (not a chain of gaps): on a big
+// cluster failures arrive every few minutes all day long, and a chain would
+// join them into one endless "outage". Overlapping windows form one event.
+// Marks its sightings (and the symptoms of its jobs) in `systemic`.
 std::vector<SystemicEvent> find_systemic(const std::vector<Sighting>& sightings,
-                                         const SuspectSettings& settings,
-                                         std::vector<bool>& systemic) {
+                                         const SuspectSettings& settings, std::int64_t since,
+                                         std::int64_t until, std::vector<bool>& systemic) {
   std::vector<SystemicEvent> events;
   // A one-node "outage" is just a failure.
   if (settings.systemic_min_nodes < 2) return events;
@@ -150,16 +153,45 @@ std::vector<SystemicEvent> find_systemic(const std::vector<Sighting>& sightings,
     events.push_back(std::move(e));
   };
   for (const auto& [domain, indexes] : by_domain) {
+    // Enough nodes, and well above what this domain shows in any window of
+    // that length on average (integer arithmetic: the same on every host).
+    std::int64_t span = std::max(until - since, settings.systemic_window_s);
+    std::int64_t usual = static_cast<std::int64_t>(indexes.size()) * settings.systemic_window_s *
+                         settings.systemic_rate_factor;
+    auto min_nodes = static_cast<std::size_t>(
+        std::max<std::int64_t>(settings.systemic_min_nodes, (usual + span - 1) / span));
+    // in_event[k]: indexes[k] lies in a window that blames enough nodes.
+    std::vector<bool> in_event(indexes.size(), false);
+    for (std::size_t first = 0, last = 0; first < indexes.size(); ++first) {
+      if (last < first) last = first;
+      while (last + 1 < indexes.size() &&
+             sightings[indexes[last + 1]].seen_at - sightings[indexes[first]].seen_at <=
+                 settings.systemic_window_s)
+        ++last;
+      if (last + 1 - first < min_nodes) continue;
+      std::set<std::string> nodes;
+      std::set<JobKey> jobs;
+      for (std::size_t k = first; k <= last; ++k) {
+        nodes.insert(sightings[indexes[k]].node);
+        jobs.insert({sightings[indexes[k]].job_id, sightings[indexes[k]].attempt});
+      }
+      if (nodes.size() < min_nodes || jobs.size() < min_nodes) continue;
+      for (std::size_t k = first; k <= last; ++k) in_event[k] = true;
+    }
+    // Runs of marked sightings, in time order and no further apart than a
+    // window, are the events (two outages a day apart are two events).
     std::vector<std::size_t> group;
-    for (std::size_t i : indexes) {
-      if (!group.empty() &&
-          sightings[i].seen_at - sightings[group.back()].seen_at > settings.systemic_window_s) {
+    for (std::size_t k = 0; k <= indexes.size(); ++k) {
+      bool joins =
+          k < indexes.size() && in_event[k] &&
+          (group.empty() || sightings[indexes[k]].seen_at - sightings[group.back()].seen_at <=
+                                settings.systemic_window_s);
+      if (!joins && !group.empty()) {
         close_group(domain, group);
         group.clear();
       }
-      group.push_back(i);
+      if (k < indexes.size() && in_event[k]) group.push_back(indexes[k]);
     }
-    if (!group.empty()) close_group(domain, group);
   }
   // The symptoms of those jobs are the outage's too.
   for (std::size_t i = 0; i < sightings.size(); ++i)
@@ -183,7 +215,9 @@ struct Tally {
   std::int64_t uuid_seen = 0;
 };
 
-Suspect make_suspect(const Tally& t, const SuspectSettings& settings) {
+// `explained`: for a node, the jobs one of its flagged devices accounts for.
+Suspect make_suspect(const Tally& t, const SuspectSettings& settings,
+                     const std::set<JobKey>& explained = {}) {
   Suspect s;
   s.kind = t.component.kind;
   s.id = t.component.id;
@@ -206,7 +240,10 @@ Suspect make_suspect(const Tally& t, const SuspectSettings& settings) {
       ++s.root_cause_jobs;
       if (w == kAttributedWeight) ++s.attributed_jobs;
     }
-    s.score += w;
+    if (explained.count(key))
+      ++s.device_jobs;
+    else
+      s.score += w;
     ++domains[sighting->domain.empty() ? "unknown" : sighting->domain];
     seen(sighting->seen_at);
     s.job_list.push_back(job_of(*sighting, false));
@@ -271,7 +308,7 @@ SuspectReport find_suspects(std::vector<Sighting> sightings, const SuspectSettin
             [](const Sighting& a, const Sighting& b) { return sort_key(a) < sort_key(b); });
 
   std::vector<bool> systemic(sightings.size(), false);
-  report.systemic_events = find_systemic(sightings, settings, systemic);
+  report.systemic_events = find_systemic(sightings, settings, since, until, systemic);
 
   std::map<std::pair<int, std::string>, Tally> tallies;
   for (std::size_t i = 0; i < sightings.size(); ++i) {
@@ -290,7 +327,19 @@ SuspectReport find_suspects(std::vector<Sighting> sightings, const SuspectSettin
       }
     }
   }
-  for (const auto& [key, tally] : tallies) report.suspects.push_back(make_suspect(tally, settings));
+  // Devices first: a node's jobs caused by one of its flagged devices do
+  // not raise the node's own score (the device is the better answer).
+  std::map<std::string, std::set<JobKey>> explained;  // node -> job attempts
+  for (const auto& [key, tally] : tallies) {
+    if (tally.component.kind == ComponentKind::node || tally.component.node.empty()) continue;
+    if (static_cast<int>(tally.counted.size()) < settings.min_jobs) continue;
+    for (const auto& [job, sighting] : tally.counted) explained[tally.component.node].insert(job);
+  }
+  for (const auto& [key, tally] : tallies) {
+    bool node = tally.component.kind == ComponentKind::node;
+    report.suspects.push_back(node ? make_suspect(tally, settings, explained[tally.component.node])
+                                   : make_suspect(tally, settings));
+  }
   std::sort(report.suspects.begin(), report.suspects.end(), rank_order);
   return report;
 }

@@ -23,9 +23,14 @@ json job_json(const SuspectJob& j) {
           {"systemic", j.systemic}};
 }
 
+// A node of a busy cluster appears in hundreds of jobs: the newest
+// kMaxListedJobs are listed (oldest first), the counts cover them all.
+constexpr std::size_t kMaxListedJobs = 50;
+
 json jobs_json(const std::vector<SuspectJob>& jobs) {
   json out = json::array();
-  for (const auto& j : jobs) out.push_back(job_json(j));
+  std::size_t first = jobs.size() > kMaxListedJobs ? jobs.size() - kMaxListedJobs : 0;
+  for (std::size_t i = first; i < jobs.size(); ++i) out.push_back(job_json(jobs[i]));
   return out;
 }
 
@@ -51,11 +56,13 @@ json suspects_to_json(const SuspectReport& report, bool include_unflagged) {
                         {"attributed_jobs", s.attributed_jobs},
                         {"ambiguous_jobs", s.root_cause_jobs - s.attributed_jobs},
                         {"symptom_jobs", s.symptom_jobs},
+                        {"device_jobs", s.device_jobs},
                         {"systemic_jobs", s.systemic_jobs},
                         {"domains", s.domains},
                         {"first_seen", s.first_seen},
                         {"last_seen", s.last_seen},
-                        {"job_list", jobs_json(s.job_list)}});
+                        {"job_list", jobs_json(s.job_list)},
+                        {"job_list_complete", s.job_list.size() <= kMaxListedJobs}});
   }
   json events = json::array();
   for (const auto& e : report.systemic_events)
@@ -72,6 +79,7 @@ json suspects_to_json(const SuspectReport& report, bool include_unflagged) {
            {{"min_jobs", st.min_jobs},
             {"systemic_window_s", st.systemic_window_s},
             {"systemic_min_nodes", st.systemic_min_nodes},
+            {"systemic_rate_factor", st.systemic_rate_factor},
             {"ignored_domains", st.ignored_domains}}},
           {"suspects", std::move(suspects)},
           {"unflagged", unflagged},

@@ -36,8 +36,12 @@ struct SuspectSettings {
   // Systemic: within systemic_window_s, root causes on at least
   // systemic_min_nodes distinct nodes in as many distinct jobs are one
   // broad event (a fabric outage), not that many bad nodes.
-  std::int64_t systemic_window_s = 900;
+  std::int64_t systemic_window_s = 300;
   int systemic_min_nodes = 4;
+  // ... and at least this many times the domain's usual number of root
+  // causes per systemic_window_s over the report's window: where jobs fail
+  // every minute anyway, four in five minutes is the background rate.
+  int systemic_rate_factor = 10;
   // Root causes in these domains blame the job's code, not the component
   // it ran on (CUDA out of memory, an application-induced Xid): left out,
   // with the symptoms of the same diagnoses.
@@ -71,10 +75,14 @@ struct Suspect {
   std::string node;
   std::string device;
   std::string device_uuid;
-  int jobs = 0;                      // distinct failed job attempts
-  int root_cause_jobs = 0;           // ... in which it was a root cause
-  int attributed_jobs = 0;           // ... of those, attributed (certain)
-  int symptom_jobs = 0;              // ... in which it only had active symptoms
+  int jobs = 0;             // distinct failed job attempts
+  int root_cause_jobs = 0;  // ... in which it was a root cause
+  int attributed_jobs = 0;  // ... of those, attributed (certain)
+  int symptom_jobs = 0;     // ... in which it only had active symptoms
+  // A node only: jobs whose cause on this node was one of its devices that
+  // is a flagged suspect of its own. They count in `jobs` but not in the
+  // node's score, so a bad GPU ranks above the node that houses it.
+  int device_jobs = 0;
   int systemic_jobs = 0;             // sightings set apart as part of a systemic event
   std::int64_t score = 0;            // ranking key, larger first
   bool flagged = false;              // jobs >= min_jobs

@@ -97,8 +97,14 @@ TEST(SuspectFinder, RepeatGpuRanksFirstAheadOfSymptomOnlyNode) {
   ASSERT_EQ(top.job_list.size(), 5u);
   EXPECT_EQ(top.job_list.front().job_id, "100");
   EXPECT_EQ(top.job_list.back().job_id, "104");
-  // Its node ties with it and comes right after: the GPU is the precise answer.
-  EXPECT_EQ(r.suspects[1].id, "n2");
+  // Its node is flagged too, but the jobs its GPU explains do not raise the
+  // node's own score: the GPU is the precise answer.
+  const Suspect* n2 = find(r, "n2");
+  ASSERT_NE(n2, nullptr);
+  EXPECT_EQ(n2->jobs, 5);
+  EXPECT_EQ(n2->device_jobs, 5);
+  EXPECT_EQ(n2->score, 0);
+  EXPECT_TRUE(n2->flagged);
 
   const Suspect* n7 = find(r, "n7");
   ASSERT_NE(n7, nullptr);
@@ -107,7 +113,7 @@ TEST(SuspectFinder, RepeatGpuRanksFirstAheadOfSymptomOnlyNode) {
   EXPECT_EQ(n7->root_cause_jobs, 0);
   EXPECT_EQ(n7->score, 10 * kSymptomWeight);
   EXPECT_TRUE(n7->flagged);  // flagged, but below the GPU
-  EXPECT_EQ(r.suspects[2].id, "n7");
+  EXPECT_EQ(r.suspects[1].id, "n7");
   EXPECT_TRUE(r.systemic_events.empty());
 }
 
@@ -119,7 +125,7 @@ TEST(SuspectFinder, OneOffIsNotFlagged) {
   EXPECT_EQ(once->root_cause_jobs, 1);
   EXPECT_FALSE(once->flagged);
   auto flagged = flagged_ids(r);
-  EXPECT_EQ(flagged, (std::vector<std::string>{"n2/" + kGpu, "n2", "n7", "n1"}));
+  EXPECT_EQ(flagged, (std::vector<std::string>{"n2/" + kGpu, "n7", "n1", "n2"}));
 }
 
 TEST(SuspectFinder, JobNamingANodeTwiceCountsOnce) {
@@ -282,3 +288,63 @@ TEST(SuspectFinder, JsonLeavesOutUnflaggedUnlessAsked) {
 }
 
 }  // namespace
+
+// A big cluster fails a job every few minutes all day: one failure per
+// 200 s on a different node is a steady rate, not an outage, however long
+// it goes on. Two bursts a day apart are two events.
+TEST(SuspectFinder, ASteadyFailureRateIsNotSystemicAndBurstsStaySeparate) {
+  std::vector<Sighting> s;
+  for (int i = 0; i < 400; ++i)
+    s.push_back(
+        root(std::to_string(1000 + i), kT0 + 200 * i, "n" + std::to_string(i % 97), kGpu, "gpu"));
+  auto steady = find_suspects(s, {}, kT0, kT0 + 14 * kDay);
+  EXPECT_TRUE(steady.systemic_events.empty());
+
+  std::vector<Sighting> bursts;
+  for (int day = 0; day < 2; ++day)
+    for (int i = 0; i < 6; ++i)
+      bursts.push_back(root(std::to_string(day * 100 + i), kT0 + day * kDay + 10 * i,
+                            "m" + std::to_string(i), "mlx5_0:1", "network"));
+  auto r = find_suspects(bursts, {}, kT0, kT0 + 14 * kDay);
+  ASSERT_EQ(r.systemic_events.size(), 2u);
+  EXPECT_EQ(r.systemic_events[0].nodes.size(), 6u);
+  EXPECT_EQ(r.systemic_events[1].first_seen, kT0 + kDay);
+  // Every blame was part of an outage: no node is flagged for them.
+  for (const auto& x : r.suspects) EXPECT_FALSE(x.flagged) << x.id;
+}
+
+// Where a job fails every minute all day, five failures in five minutes
+// are the background rate: the window must also be well above the usual.
+TEST(SuspectFinder, TheBackgroundRateIsNotAnOutage) {
+  std::vector<Sighting> s;
+  for (int i = 0; i < 1440; ++i)
+    s.push_back(root(std::to_string(5000 + i), kT0 + 60 * i, "n" + std::to_string(i % 211),
+                     "mlx5_0:1", "network"));
+  EXPECT_TRUE(find_suspects(s, {}, kT0, kT0 + kDay).systemic_events.empty());
+  SuspectSettings no_rate;
+  no_rate.systemic_rate_factor = 0;  // the fixed window alone would call it an outage
+  EXPECT_FALSE(find_suspects(s, no_rate, kT0, kT0 + kDay).systemic_events.empty());
+
+  // Fifty nodes in one minute on top of it are one.
+  for (int i = 0; i < 50; ++i)
+    s.push_back(root(std::to_string(9000 + i), kT0 + 43200 + i, "x" + std::to_string(i), "mlx5_0:1",
+                     "network"));
+  auto r = find_suspects(s, {}, kT0, kT0 + kDay);
+  ASSERT_EQ(r.systemic_events.size(), 1u);
+  EXPECT_GE(r.systemic_events[0].nodes.size(), 50u);
+}
+
+// A busy node's job list is cut to the newest 50 in the JSON; the counts
+// still cover every job.
+TEST(SuspectFinder, JsonListsTheNewestFiftyJobs) {
+  std::vector<Sighting> s;
+  for (int i = 0; i < 120; ++i)
+    s.push_back(root(std::to_string(7000 + i), kT0 + 3600 * i, "n2", kGpu, "gpu"));
+  auto j = suspects_to_json(find_suspects(s, {}, kT0, kT0 + 14 * kDay), false);
+  const auto& top = j["suspects"][0];
+  EXPECT_EQ(top["jobs"], 120);
+  ASSERT_EQ(top["job_list"].size(), 50u);
+  EXPECT_EQ(top["job_list"][0]["job_id"], "7070");
+  EXPECT_EQ(top["job_list"][49]["job_id"], "7119");
+  EXPECT_FALSE(top["job_list_complete"].get<bool>());
+}

@@ -12,7 +12,7 @@ TEST(SuspectsConfig, DefaultsWithoutTheSection) {
   auto c = parse_agent_config("state_dir: /srv/ff\n", "agent.yaml");
   EXPECT_EQ(c.suspects.window_s, 14 * 86400);
   EXPECT_EQ(c.suspects.min_jobs, 2);
-  EXPECT_EQ(c.suspects.systemic_window_s, 900);
+  EXPECT_EQ(c.suspects.systemic_window_s, 300);
   EXPECT_EQ(c.suspects.systemic_min_nodes, 4);
   EXPECT_EQ(c.suspects.ignored_domains, std::vector<std::string>{"application"});
 }

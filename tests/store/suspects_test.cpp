@@ -188,7 +188,9 @@ TEST_F(Suspects, RepeatGpuRanksFirstAndTheOutageIsSetApart) {
   std::vector<std::string> flagged;
   for (const auto& s : r.suspects)
     if (s.flagged) flagged.push_back(s.id);
-  EXPECT_EQ(flagged, (std::vector<std::string>{"n2/" + kGpu, "n2", "n1"}));
+  // n2 is flagged too, below n1: its GPU explains its jobs (device_jobs).
+  EXPECT_EQ(flagged, (std::vector<std::string>{"n2/" + kGpu, "n1", "n2"}));
+  EXPECT_EQ(find(r, "n2")->device_jobs, 5);
   EXPECT_EQ(find(r, "n1")->symptom_jobs, 5);
   EXPECT_FALSE(find(r, "n5")->flagged);
   EXPECT_FALSE(find(r, "n6/mlx5_0:1")->flagged);
