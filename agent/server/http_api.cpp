@@ -298,6 +298,10 @@ void HttpApi::diagnoses(const httplib::Request& req, httplib::Response& res) {
   }
   if (filter.limit < 1 || filter.limit > 1000)
     return send_error(res, 400, "limit must be between 1 and 1000");
+  // failures=1: leave out completed jobs in the store, so a limit of 200
+  // means 200 failures (the dashboard's list).
+  std::string failures = req.get_param_value("failures");
+  filter.failures_only = failures == "1" || failures == "true";
   json out = json::array();
   for (const auto& p : store_.list(filter)) out.push_back(pass_summary(p));
   send_json(res, 200, {{"diagnoses", out}});

@@ -1,7 +1,7 @@
 // The agent's HTTP API (docs/slurm-path.md section 4) on cpp-httplib:
 //   GET  /api/v1/health                        open (no job data)
 //   GET  /api/v1/jobs/<job_id>/diagnosis       the newest pass, the full diagnosis JSON
-//   GET  /api/v1/diagnoses?node=&since=&limit= summaries, newest first
+//   GET  /api/v1/diagnoses?node=&since=&limit=&failures=1 summaries, newest first
 //        both need a credential (payload "firstfault-read <path>") unless
 //        read_access is "open"; a diagnosis quotes the job's own output
 //        or a read token (Authorization: Bearer, agent.yaml read_token_file)

@@ -109,6 +109,34 @@ TEST(HttpSuspects, RepeatGpuIsTheTopSuspect) {
   EXPECT_NE(bad->body.find("since"), std::string::npos);
 }
 
+// The dashboard's list of recent failures: failures=1 leaves completed jobs
+// out in the store, so the limit counts failures only.
+TEST(HttpSuspects, DiagnosesListCanLeaveOutCompletedJobs) {
+  AgentProcess agent("read_access: open\n", ended_job());
+  auto client = agent.client();
+  store_history(agent, client);
+  auto now = std::to_string(static_cast<long long>(std::time(nullptr)));
+  exec_sql(agent.state() / "firstfault.db",
+           "INSERT INTO diagnoses (id, job_id, attempt, pass_no, trigger, created_at, verdict, "
+           "diagnosis_json) VALUES (2000, '9100', 0, 1, 'final', " +
+               now + ", 'no_failure', '{}');");
+  auto ids = [&](const std::string& target) {
+    std::vector<std::string> out;
+    auto res = client.Get(target);
+    EXPECT_TRUE(res && res->status == 200) << (res ? res->body : "no answer");
+    if (!res) return out;
+    json body = json::parse(res->body);  // not a temporary: the loop reads into it
+    for (const auto& d : body["diagnoses"]) out.push_back(d["job_id"]);
+    return out;
+  };
+  auto all = ids("/api/v1/diagnoses?limit=1");
+  EXPECT_EQ(all, std::vector<std::string>{"9100"});
+  auto failures = ids("/api/v1/diagnoses?limit=1&failures=1");
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_NE(failures[0], "9100");
+  EXPECT_EQ(ids("/api/v1/diagnoses?failures=1").size(), 4u);
+}
+
 TEST(HttpSuspects, CredentialByDefault) {
   AgentProcess agent("suspects:\n  min_jobs: 4\n", ended_job());
   auto client = agent.client();
