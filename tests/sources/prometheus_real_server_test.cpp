@@ -30,6 +30,7 @@
 #include "model/time.h"
 #include "pipeline/analyze.h"
 #include "prometheus/prometheus_fetch.h"
+#include "real_prometheus.h"
 #include "rules/compiled_rules.h"
 #include "verdict/diagnosis_json.h"
 
@@ -42,20 +43,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
-
-constexpr const char* kPrometheus = "/usr/bin/prometheus";
-
-int free_port() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  close(fd);
-  return ntohs(a.sin_port);
-}
 
 // node_exporter's exposition for one node, with counters the test sets.
 class Exporter {
@@ -106,22 +93,12 @@ class Exporter {
   std::set<std::string> failing_;
 };
 
-class PrometheusServer {
+// The shared real Prometheus (real_prometheus.h), configured so that each
+// node is a target of its own: instance "gpu-aNN:9100", path
+// /nodes/<node>/metrics.
+class PrometheusServer : public fftest::RealPrometheus {
  public:
-  PrometheusServer(const fs::path& dir, int port) : dir_(dir), port_(port) {}
-  ~PrometheusServer() {
-    if (pid_ > 0) {
-      kill(pid_, SIGTERM);
-      int status;
-      for (int i = 0; i < 100 && waitpid(pid_, &status, WNOHANG) == 0; ++i)
-        std::this_thread::sleep_for(milliseconds(50));
-      if (waitpid(pid_, &status, WNOHANG) == 0) {
-        kill(pid_, SIGKILL);
-        waitpid(pid_, &status, 0);
-      }
-    }
-  }
-  // Each node is a target of its own: instance "gpu-aNN:9100", path /nodes/<node>/metrics.
+  explicit PrometheusServer(const fs::path& dir) : RealPrometheus(dir) {}
   void write_config(int exporter_port, const std::vector<std::string>& nodes) {
     std::string y =
         "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
@@ -130,67 +107,16 @@ class PrometheusServer {
       y += "      - targets: ['127.0.0.1:" + std::to_string(exporter_port) +
            "']\n        labels: {instance: '" + n + ":9100', __metrics_path__: '/nodes/" + n +
            "/metrics'}\n";
-    std::ofstream(dir_ / "prometheus.yml.tmp") << y;
-    fs::rename(dir_ / "prometheus.yml.tmp", dir_ / "prometheus.yml");
-  }
-  bool start() {
-    std::vector<std::string> args = {
-        kPrometheus, "--config.file=" + (dir_ / "prometheus.yml").string(),
-        "--storage.tsdb.path=" + (dir_ / "tsdb").string(),
-        "--web.listen-address=127.0.0.1:" + std::to_string(port_), "--log.level=warn"};
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    std::string log = (dir_ / "prometheus.log").string();
-    posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-    posix_spawn_file_actions_addopen(&fa, 2, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-    int rc = posix_spawn(&pid_, kPrometheus, &fa, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0) return false;
-    for (int i = 0; i < 300; ++i) {
-      if (get("/-/ready").status == 200) return true;
-      std::this_thread::sleep_for(milliseconds(100));
-    }
-    return false;
-  }
-  void reload() { kill(pid_, SIGHUP); }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
-  HttpGetReply get(const std::string& path, const QueryParams& params = {}) const {
-    HttpGetOptions o;
-    o.total_timeout_s = 5;
-    return http_get(url() + path, params, o);
-  }
-  std::string log() const {
-    std::ifstream in(dir_ / "prometheus.log");
-    return std::string(std::istreambuf_iterator<char>(in), {});
+    RealPrometheus::write_config(y);
   }
   // Series of `query` right now, by instance, with their values.
   std::map<std::string, std::string> instant(const std::string& query) const {
     std::map<std::string, std::string> out;
-    json r = json::parse(get("/api/v1/query", {{"query", query}}).body, nullptr, false);
-    if (r.is_discarded() || r.value("status", "") != "success") return out;
-    for (const auto& s : r["data"]["result"])
+    for (const auto& s : RealPrometheus::query(query))
       out[s["metric"].value("instance", "")] = s["value"][1].get<std::string>();
     return out;
   }
-
- private:
-  fs::path dir_;
-  int port_;
-  pid_t pid_ = -1;
 };
-
-template <typename F>
-bool wait_for(F pred, std::chrono::milliseconds limit) {
-  auto end = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < end) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(milliseconds(200));
-  }
-  return pred();
-}
 
 std::string iso(Clock::time_point t) {
   return format_time(
@@ -202,8 +128,8 @@ TimeUs us(Clock::time_point t) {
 }
 
 TEST(PrometheusRealServer, CounterJumpUpZeroAndVanishedTargetBecomeEvents) {
-  if (access(kPrometheus, X_OK) != 0)
-    GTEST_SKIP() << kPrometheus << " is not installed (Debian package `prometheus`)";
+  if (!fftest::RealPrometheus::installed())
+    GTEST_SKIP() << fftest::kPrometheusBinary << " is not installed (Debian package `prometheus`)";
   char tmpl[] = "/tmp/ff-prom-real-XXXXXX";
   fs::path dir = mkdtemp(tmpl);
   struct Cleanup {
@@ -215,17 +141,18 @@ TEST(PrometheusRealServer, CounterJumpUpZeroAndVanishedTargetBecomeEvents) {
   } cleanup{dir};
   const std::vector<std::string> nodes = {"gpu-a01", "gpu-a02", "gpu-a03"};
   Exporter exporter;
-  PrometheusServer prom(dir, free_port());
+  PrometheusServer prom(dir);
   prom.write_config(exporter.port(), nodes);
   ASSERT_TRUE(prom.start()) << prom.log();
 
   // Every target scraped and up before anything happens.
-  ASSERT_TRUE(wait_for([&] { return prom.instant("up").size() == 3; }, seconds(20))) << prom.log();
+  ASSERT_TRUE(fftest::wait_until([&] { return prom.instant("up").size() == 3; }, seconds(20)))
+      << prom.log();
   auto t0 = Clock::now();
   std::this_thread::sleep_for(seconds(3));
   auto jump = Clock::now();
   exporter.set_errors("gpu-a01", "mlx5_1", 57);
-  ASSERT_TRUE(wait_for(
+  ASSERT_TRUE(fftest::wait_until(
       [&] {
         return prom.instant("node_infiniband_port_errors_received_total{device=\"mlx5_1\"}")
                    ["gpu-a01:9100"] == "57";
@@ -236,8 +163,10 @@ TEST(PrometheusRealServer, CounterJumpUpZeroAndVanishedTargetBecomeEvents) {
   exporter.fail("gpu-a03");
   prom.write_config(exporter.port(), {"gpu-a01", "gpu-a03"});
   prom.reload();
-  ASSERT_TRUE(wait_for([&] { return prom.instant("up")["gpu-a03:9100"] == "0"; }, seconds(10)));
-  ASSERT_TRUE(wait_for([&] { return !prom.instant("up").count("gpu-a02:9100"); }, seconds(10)));
+  ASSERT_TRUE(
+      fftest::wait_until([&] { return prom.instant("up")["gpu-a03:9100"] == "0"; }, seconds(10)));
+  ASSERT_TRUE(
+      fftest::wait_until([&] { return !prom.instant("up").count("gpu-a02:9100"); }, seconds(10)));
   std::this_thread::sleep_for(seconds(6));
   auto t_end = Clock::now();
 

@@ -1,8 +1,8 @@
 // Test support: a real Prometheus (/usr/bin/prometheus, Debian's
-// `prometheus` package) on a free loopback port with a temporary TSDB, as
-// prometheus_real_server_test.cpp starts it (which could use this header
-// too), asked through its HTTP API with cpp-httplib. Every wait is bounded.
-// Used by tests/agent/http_metrics_test.cpp.
+// `prometheus` package) on a free loopback port with a temporary TSDB,
+// asked through its HTTP API with cpp-httplib. Every wait is bounded.
+// Used by tests/agent/http_metrics_test.cpp and
+// tests/sources/prometheus_real_server_test.cpp.
 #pragma once
 
 #include <fcntl.h>
