@@ -27,14 +27,7 @@ struct HistoryOptions {
 // --since: see agent::parse_since (shared with `suspects` and the HTTP API).
 using agent::parse_since;
 
-std::string utc(std::int64_t unix_seconds) {
-  std::time_t t = static_cast<std::time_t>(unix_seconds);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
+using agent::utc_text;
 
 std::string job_label(const agent::PassRecord& p) {
   // Attempt 0 is the common case; a requeued job shows which attempt failed.
@@ -50,7 +43,7 @@ std::string table(const std::vector<agent::PassRecord>& rows) {
                                          "DOMAIN", "ROOT NODE", "SUMMARY"};
   std::vector<std::vector<std::string>> cells;
   for (const auto& p : rows)
-    cells.push_back({utc(p.created_at), job_label(p), p.verdict, or_dash(p.domain),
+    cells.push_back({utc_text(p.created_at), job_label(p), p.verdict, or_dash(p.domain),
                      or_dash(p.root_node), p.summary});
   std::vector<std::size_t> width(head.size());
   for (std::size_t c = 0; c < head.size(); ++c) {
@@ -83,7 +76,7 @@ std::string json_rows(const std::vector<agent::PassRecord>& rows) {
     j["attempt"] = p.attempt;
     j["pass"] = p.pass_no;
     j["trigger"] = p.trigger;
-    j["created_at"] = utc(p.created_at);
+    j["created_at"] = utc_text(p.created_at);
     j["verdict"] = p.verdict;
     j["domain"] = null_if_empty(p.domain);
     j["sub_domain"] = null_if_empty(p.sub_domain);

@@ -114,6 +114,17 @@ inline FakeSlurm ended_job() {
   return s;
 }
 
+// Job 48213 while its batch step still runs: the fast pass may write the
+// Comment.
+inline FakeSlurm running_job() {
+  FakeSlurm s;
+  s.job_line =
+      "JobId=48213 JobName=train UserId=root(0) JobState=RUNNING Restarts=0 "
+      "ExitCode=0:0 StartTime=2026-11-02T08:00:14 EndTime=2026-11-03T08:00:14 "
+      "NodeList=gpu-a[01-03] BatchHost=gpu-a01 Comment=(null)";
+  return s;
+}
+
 class AgentProcess {
  public:
   // `extra_yaml` is appended to the generated configuration.

@@ -16,15 +16,6 @@ namespace {
 
 using namespace fftest;
 
-FakeSlurm running_job() {
-  FakeSlurm s;
-  s.job_line =
-      "JobId=48213 JobName=train UserId=root(0) JobState=RUNNING Restarts=0 "
-      "ExitCode=0:0 StartTime=2026-11-02T08:00:14 EndTime=2026-11-03T08:00:14 "
-      "NodeList=gpu-a[01-03] BatchHost=gpu-a01 Comment=(null)";
-  return s;
-}
-
 httplib::Result fastpass(httplib::Client& client, const std::string& job_id = "48213") {
   json body = {{"job_id", job_id}, {"node", "gpu-a01"}, {"exit_status", 256}, {"attempt", 0}};
   return client.Post(

@@ -48,8 +48,8 @@ TEST(AgentConfig, ShippedAndDocumentedFilesParse) {
   auto start = md.find("Config `/etc/firstfault/agent.yaml`:\n```yaml\n");
   ASSERT_NE(start, std::string::npos);
   start = md.find("```yaml\n", start) + 8;
-  auto documented = parse_agent_config(md.substr(start, md.find("```", start) - start),
-                                       "docs/slurm-path.md");
+  auto documented =
+      parse_agent_config(md.substr(start, md.find("```", start) - start), "docs/slurm-path.md");
   EXPECT_EQ(documented.drain.ignore_sub_domains.size(), 5u);
   EXPECT_EQ(documented.suspects.systemic_min_nodes, 4);
 }
