@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "store/diagnosis_from_json.h"
 #include "store/diagnosis_store.h"
+#include "suspects/time_window.h"
 #include "verdict/text_report.h"
 
 namespace ff::cli {
@@ -34,14 +35,7 @@ struct ShowOptions {
   std::string colour = "auto";
 };
 
-std::string utc(std::int64_t unix_seconds) {
-  std::time_t t = static_cast<std::time_t>(unix_seconds);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
+using agent::utc_text;
 
 std::string or_dash(const std::string& s) {
   return s.empty() ? "-" : s;
@@ -68,7 +62,7 @@ std::string pass_header(const agent::PassRecord& p, std::size_t passes_of_attemp
   std::string out;
   out += "job " + p.job_id + " attempt " + std::to_string(p.attempt) + "  pass " +
          std::to_string(p.pass_no) + " of " + std::to_string(passes_of_attempt) + " (" + p.trigger +
-         ", " + utc(p.created_at) + ")\n";
+         ", " + utc_text(p.created_at) + ")\n";
   out += "verdict:    " + p.verdict + "\n";
   out += "domain:     " + or_dash(p.domain) + (p.sub_domain.empty() ? "" : " / " + p.sub_domain) +
          "\n";
@@ -99,7 +93,7 @@ std::string passes_json(const std::vector<agent::PassRecord>& passes) {
     meta["attempt"] = p.attempt;
     meta["pass"] = p.pass_no;
     meta["trigger"] = p.trigger;
-    meta["created_at"] = utc(p.created_at);
+    meta["created_at"] = utc_text(p.created_at);
     meta["comment_status"] = p.comment_status;
     std::string m = meta.dump();
     m.pop_back();  // the closing brace: the diagnosis goes in before it
