@@ -1,4 +1,4 @@
-// firstfault suspects [--db PATH] [--since T] [--min-jobs N] [--all] [--json]
+// firstfault suspects [--config agent.yaml] [--db PATH] [--since T] [--min-jobs N] [--all] [--json]
 // The nodes, GPUs and ports that keep appearing in failed jobs, ranked, from
 // the agent's database (read-only, safe while the agent runs).
 #include <cstdio>
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "server/agent_config.h"
 #include "store/diagnosis_store.h"
 #include "suspects/suspect_report.h"
 #include "suspects/time_window.h"
@@ -16,6 +17,7 @@ namespace ff::cli {
 namespace {
 
 struct SuspectsOptions {
+  std::string config;
   std::string db;
   std::string since = "14d";
   int min_jobs = agent::SuspectSettings().min_jobs;
@@ -95,6 +97,9 @@ void add_suspects_command(CLI::App& app, int& exit_code) {
   auto opt = std::make_shared<SuspectsOptions>();
   CLI::App* sub = app.add_subcommand(
       "suspects", "nodes, GPUs and ports that failed several jobs recently, worst first");
+  sub->add_option("--config", opt->config,
+                  "agent.yaml whose suspects: settings (window, min_jobs, systemic) and "
+                  "database to use, as the agent and GET /api/v1/suspects do");
   sub->add_option(
       "--db", opt->db,
       "agent database (default $FIRSTFAULT_DB, else /var/lib/firstfault/firstfault.db)");
@@ -106,8 +111,23 @@ void add_suspects_command(CLI::App& app, int& exit_code) {
       ->check(CLI::PositiveNumber);
   sub->add_flag("--all", opt->all, "also the components seen in fewer jobs");
   sub->add_flag("--json", opt->json, "JSON (the format of GET /api/v1/suspects)");
-  sub->callback([opt, &exit_code]() {
+  sub->callback([opt, sub, &exit_code]() {
     auto now = static_cast<std::int64_t>(std::time(nullptr));
+    agent::SuspectSettings settings;
+    if (!opt->config.empty()) {
+      try {
+        auto config = agent::load_agent_config(opt->config);
+        settings = config.suspects;
+        if (opt->db.empty()) opt->db = config.database;
+        if (sub->count("--since") == 0)
+          opt->since = std::to_string(settings.window_s / 86400) + "d";
+        if (sub->count("--min-jobs") == 0) opt->min_jobs = settings.min_jobs;
+      } catch (const agent::ConfigError& e) {
+        std::fprintf(stderr, "firstfault: %s\n", e.what());
+        exit_code = kExitUsage;
+        return;
+      }
+    }
     auto since = agent::parse_since(opt->since, now);
     if (!since) {
       std::fprintf(stderr,
@@ -117,7 +137,6 @@ void add_suspects_command(CLI::App& app, int& exit_code) {
       exit_code = kExitUsage;
       return;
     }
-    agent::SuspectSettings settings;
     settings.min_jobs = opt->min_jobs;
     settings.window_s = now - *since;
     std::string path = database_path(opt->db);

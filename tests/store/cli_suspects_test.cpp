@@ -3,6 +3,8 @@
 
 #include <ctime>
 
+#include <fstream>
+
 #include "run_cli.h"
 #include "store/diagnosis_store.h"
 #include "store_fixture.h"
@@ -88,6 +90,26 @@ TEST_F(SuspectsCli, TextTableThenSystemicEvents) {
   EXPECT_NE(r.out.find("network: 5 nodes in 5 jobs"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("nodes: n10 n11 n12 n13 n14"), std::string::npos) << r.out;
   EXPECT_NE(run_cli("suspects --all --db " + db_).out.find("n5"), std::string::npos);
+}
+
+// --config: the agent's suspects: settings and database, so the command
+// answers as GET /api/v1/suspects does; options given still win.
+TEST_F(SuspectsCli, AgentConfigSetsWindowThresholdAndDatabase) {
+  std::string config = tmp_.path().string() + "/agent.yaml";
+  std::ofstream(config) << "database: " << tmp_.db() << "\n"
+                        << "suspects:\n  window_days: 30\n  min_jobs: 4\n";
+  auto r = run_cli("suspects --json --config " + quote(config));
+  ASSERT_EQ(r.exit_code, 0);
+  auto body = json::parse(r.out);
+  EXPECT_EQ(body["settings"]["min_jobs"], 4);
+  ASSERT_EQ(body["suspects"].size(), 2u) << r.out;  // n2's GPU and n2: 4 jobs in 30 days
+  EXPECT_EQ(body["suspects"][0]["jobs"], 4);
+  auto narrower = json::parse(run_cli("suspects --json --since 14d --config " + quote(config)).out);
+  EXPECT_EQ(narrower["suspects"], json::array()) << "3 jobs in 14 days, min_jobs 4";
+
+  std::ofstream(config) << "suspects:\n  window_days: nine\n";
+  auto bad = run_cli("suspects --config " + quote(config) + " --db " + db_);
+  EXPECT_EQ(bad.exit_code, 64) << "a bad agent.yaml is a usage error";
 }
 
 TEST_F(SuspectsCli, Refusals) {
