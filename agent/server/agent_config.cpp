@@ -7,23 +7,19 @@
 #include <set>
 #include <sstream>
 
+#include "common/yaml_field.h"
+
 namespace ff::agent {
 
 namespace {
 
 [[noreturn]] void fail(const std::string& name, const YAML::Mark& mark, const std::string& what) {
-  std::string where = mark.is_null() ? name : name + ":" + std::to_string(mark.line + 1);
-  throw ConfigError(where + ": " + what);
+  yaml_field::fail<ConfigError>(name, mark, what);
 }
 
 template <typename T>
 T scalar(const std::string& name, const std::string& key, const YAML::Node& node) {
-  if (!node.IsScalar()) fail(name, node.Mark(), "'" + key + "' must be a single value");
-  try {
-    return node.as<T>();
-  } catch (const YAML::Exception&) {
-    fail(name, node.Mark(), "'" + key + "' has the wrong type: '" + node.Scalar() + "'");
-  }
+  return yaml_field::scalar<T, ConfigError>(name, key, node);
 }
 
 int positive(const std::string& name, const std::string& key, const YAML::Node& node, int min) {

@@ -4,23 +4,19 @@
 #include <regex>
 #include <sstream>
 
+#include "common/yaml_field.h"
+
 namespace ff::sources {
 
 namespace {
 
 [[noreturn]] void fail(const std::string& file, const YAML::Mark& mark, const std::string& what) {
-  std::string where = mark.is_null() ? file : file + ":" + std::to_string(mark.line + 1);
-  throw PrometheusConfigError(where + ": " + what);
+  yaml_field::fail<PrometheusConfigError>(file, mark, what);
 }
 
 template <typename T>
 T scalar(const std::string& file, const std::string& key, const YAML::Node& node) {
-  if (!node.IsScalar()) fail(file, node.Mark(), "'" + key + "' must be a single value");
-  try {
-    return node.as<T>();
-  } catch (const YAML::Exception&) {
-    fail(file, node.Mark(), "'" + key + "' has the wrong type: '" + node.Scalar() + "'");
-  }
+  return yaml_field::scalar<T, PrometheusConfigError>(file, key, node);
 }
 
 double positive(const std::string& file, const std::string& key, const YAML::Node& node) {
