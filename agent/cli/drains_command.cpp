@@ -23,16 +23,13 @@ struct DrainsOptions {
   std::string format = "text";
 };
 
-std::string job_label(const agent::DrainAction& a) {
-  return a.attempt == 0 ? a.job_id : a.job_id + "." + std::to_string(a.attempt);
-}
-
 std::string table(const std::vector<agent::DrainAction>& rows) {
   const std::vector<std::string> head = {"TIME", "JOB", "NODE", "DECISION", "BLAMES", "REASON"};
   std::vector<std::vector<std::string>> cells;
   for (const auto& a : rows)
     cells.push_back(
-        {agent::utc_text(a.created_at), job_label(a), a.node, a.decision, std::to_string(a.blames),
+        {agent::utc_text(a.created_at), agent::job_label(a.job_id, a.attempt), a.node, a.decision,
+         std::to_string(a.blames),
          a.reason + (a.decision == "failed" && !a.detail.empty() ? " (" + a.detail + ")" : "")});
   std::vector<std::size_t> width(head.size());
   for (std::size_t i = 0; i < head.size(); ++i) width[i] = head[i].size();

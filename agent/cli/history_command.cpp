@@ -29,11 +29,6 @@ using agent::parse_since;
 
 using agent::utc_text;
 
-std::string job_label(const agent::PassRecord& p) {
-  // Attempt 0 is the common case; a requeued job shows which attempt failed.
-  return p.attempt == 0 ? p.job_id : p.job_id + "." + std::to_string(p.attempt);
-}
-
 std::string or_dash(const std::string& s) {
   return s.empty() ? "-" : s;
 }
@@ -43,8 +38,8 @@ std::string table(const std::vector<agent::PassRecord>& rows) {
                                          "DOMAIN", "ROOT NODE", "SUMMARY"};
   std::vector<std::vector<std::string>> cells;
   for (const auto& p : rows)
-    cells.push_back({utc_text(p.created_at), job_label(p), p.verdict, or_dash(p.domain),
-                     or_dash(p.root_node), p.summary});
+    cells.push_back({utc_text(p.created_at), agent::job_label(p.job_id, p.attempt), p.verdict,
+                     or_dash(p.domain), or_dash(p.root_node), p.summary});
   std::vector<std::size_t> width(head.size());
   for (std::size_t c = 0; c < head.size(); ++c) {
     width[c] = head[c].size();

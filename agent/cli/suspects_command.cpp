@@ -25,10 +25,6 @@ struct SuspectsOptions {
   bool json = false;
 };
 
-std::string job_label(const std::string& job_id, int attempt) {
-  return attempt == 0 ? job_id : job_id + "." + std::to_string(attempt);
-}
-
 std::string join(const std::vector<std::string>& parts, const char* separator) {
   std::string out;
   for (const auto& p : parts) out += (out.empty() ? "" : separator) + p;
@@ -81,7 +77,7 @@ std::string text_report(const agent::SuspectReport& report, bool all) {
     out += "\nsystemic events (one outage across many nodes; set apart, not counted above):\n";
     for (const auto& e : report.systemic_events) {
       std::vector<std::string> jobs;
-      for (const auto& j : e.jobs) jobs.push_back(job_label(j.job_id, j.attempt));
+      for (const auto& j : e.jobs) jobs.push_back(agent::job_label(j.job_id, j.attempt));
       out += "  " + utc_text(e.first_seen) + " .. " + utc_text(e.last_seen) + "  " + e.domain +
              ": " + std::to_string(e.nodes.size()) + " nodes in " + std::to_string(e.jobs.size()) +
              " jobs\n" + "    nodes: " + join(e.nodes, " ") + "\n    jobs:  " + join(jobs, " ") +

@@ -28,10 +28,6 @@ std::string text_of(const json& object, const char* key) {
   return it != object.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
-std::string job_label(const std::string& job_id, int attempt) {
-  return attempt == 0 ? job_id : job_id + "." + std::to_string(attempt);
-}
-
 bool is_drain(const std::string& decision) {
   return decision == "drained" || decision == "would_drain";
 }

@@ -35,6 +35,12 @@ struct StoreError : std::runtime_error {
   virtual bool busy() const { return false; }
 };
 
+// How a job attempt is shown to operators: "12" for the first attempt,
+// "12.1" for the first requeue (as the `suspects` SQL view writes it).
+inline std::string job_label(const std::string& job_id, int attempt) {
+  return attempt == 0 ? job_id : job_id + "." + std::to_string(attempt);
+}
+
 // One job attempt as the agent knows it (from bundles and scontrol).
 struct JobRecord {
   std::string job_id;

@@ -4,11 +4,13 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
-#include <regex>
 #include <set>
 #include <tuple>
 #include <utility>
 
+#include <re2/re2.h>
+
+#include "model/job_info.h"
 #include "suspects/suspect_report.h"
 
 namespace ff::agent {
@@ -24,8 +26,7 @@ std::string lower(std::string s) {
 // The engine's canonical PCI bus id "00000000:3B:00.0" (and the short
 // "0000:3b:00.0" form of older diagnoses).
 bool is_pci_bus_id(const std::string& device) {
-  static const std::regex pci("[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\\.[0-7]");
-  return std::regex_match(device, pci);
+  return !canonical_pci(device).empty();
 }
 
 // No rule of rules/*.yaml names a switch port as a device today (an NVSwitch
@@ -36,10 +37,10 @@ bool is_pci_bus_id(const std::string& device) {
 // "gpu.context_switch_timeout" is a GPU fault: no bare "switch" match on
 // the sub_domain.
 bool names_switch(const std::string& device, const std::string& sub_domain) {
-  static const std::regex switch_name("(^|.*[^a-z])((nv|ib[-_]?)?switch|(ib)?sw[-_.]?[0-9]).*");
+  static const RE2 switch_name("(^|.*[^a-z])((nv|ib[-_]?)?switch|(ib)?sw[-_.]?[0-9]).*");
   std::string d = lower(device);
   std::string s = lower(sub_domain);
-  return std::regex_match(d, switch_name) || s.find("nvswitch") != std::string::npos ||
+  return RE2::FullMatch(d, switch_name) || s.find("nvswitch") != std::string::npos ||
          s.find("switch_port") != std::string::npos || s.find("ib_switch") != std::string::npos;
 }
 
