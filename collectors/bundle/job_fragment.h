@@ -1,5 +1,5 @@
 // job.json of a bundle: what this node knows of the job attempt
-// (shared/spec/incident.md). The agent merges the fragments of all nodes.
+// (docs/spec/incident.md). The agent merges the fragments of all nodes.
 #pragma once
 
 #include <optional>

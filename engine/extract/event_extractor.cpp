@@ -33,19 +33,44 @@ MaybeTime previous_line_time(std::string_view before, const TimeContext& tc) {
   return std::nullopt;
 }
 
+// Time of the closest following line that has one (at most 64 lines ahead).
+MaybeTime next_line_time(std::string_view after, const TimeContext& tc) {
+  std::size_t start = 0;
+  for (int n = 0; n < 64 && start < after.size(); ++n) {
+    std::size_t end = after.find('\n', start);
+    if (end == std::string_view::npos) end = after.size();
+    ParsedLine p = parse_line_time(after.substr(start, end - start), tc);
+    if (p.time) return p.time;
+    start = end + 1;
+  }
+  return std::nullopt;
+}
+
+// The time of the last timestamped line among the last lines of a buffer.
+MaybeTime last_line_time(std::string_view text, const TimeContext& tc) {
+  while (!text.empty() && text.back() == '\n') text.remove_suffix(1);
+  return previous_line_time(text, tc);
+}
+
 }  // namespace
 
+bool source_kind_trusted(const std::string& kind) {
+  return kind == "kernel" || kind == "fabricmanager" || kind == "slurmd" || kind == "slurmctld" ||
+         kind == "cluster" || kind == "metrics";
+}
+
 void EventExtractor::match_line(std::string_view line, std::string_view before,
-                                std::uint64_t line_no, const SourceFile& file, unsigned kind_bit,
-                                const TimeContext& tc, std::uint64_t& seq, ExtractStats& st,
-                                const EventSink& sink) const {
+                                std::string_view after, std::uint64_t line_no,
+                                const SourceFile& file, unsigned kind_bit, const TimeContext& tc,
+                                std::uint64_t& seq, ExtractStats& st, const EventSink& sink) const {
   ++st.candidate_lines;
   std::vector<bool> group_done(rules_.groups.size(), false);
   bool parsed = false;
   ParsedLine when;
-  bool looked_back = false;
-  MaybeTime prev_time;
+  bool looked_back = false, looked_ahead = false;
+  MaybeTime prev_time, next_time;
   std::vector<re2::StringPiece> sub;
+  const bool trusted = source_kind_trusted(file.kind);
   for (const auto& p : rules_.patterns) {
     if (!(p.source_mask & kind_bit)) continue;
     if (p.group_id >= 0 && group_done[static_cast<std::size_t>(p.group_id)]) continue;
@@ -79,6 +104,7 @@ void EventExtractor::match_line(std::string_view line, std::string_view before,
     e.source_kind = file.kind;
     e.line = line_no;
     e.time = when.time;
+    e.trusted = trusted;
     std::string_view text = line.substr(0, std::min(line.size(), kMaxEventText));
     e.text.assign(text.data(), text.size());
     std::string_view body = line.substr(std::min(when.body, line.size()));
@@ -101,6 +127,13 @@ void EventExtractor::match_line(std::string_view line, std::string_view before,
       }
       if (prev_time) e.fields["prev_line_time"] = std::to_string(*prev_time);
     }
+    if (!e.time && !after.empty()) {
+      if (!looked_ahead) {
+        next_time = next_line_time(after, tc);
+        looked_ahead = true;
+      }
+      if (next_time) e.fields["next_line_time"] = std::to_string(*next_time);
+    }
     ++st.events;
     sink(std::move(e));
   }
@@ -113,6 +146,17 @@ ExtractStats EventExtractor::scan_file(const SourceFile& file, const TimeContext
   const RE2* pre = rules_.prefilter(kind_bit);
   st.read = read_lines_chunked(file.path.string(), [&](std::string_view chunk,
                                                        std::uint64_t first_line) {
+    // The span of the file: its first and last timestamped lines.
+    if (!st.first_time) {
+      std::size_t start = 0;
+      for (int n = 0; n < 64 && start < chunk.size() && !st.first_time; ++n) {
+        std::size_t end = chunk.find('\n', start);
+        if (end == std::string_view::npos) end = chunk.size();
+        st.first_time = parse_line_time(chunk.substr(start, end - start), tc).time;
+        start = end + 1;
+      }
+    }
+    if (MaybeTime last = last_line_time(chunk, tc)) st.last_time = last;
     if (!pre) return;
     std::size_t pos = 0;      // search position in chunk
     std::size_t counted = 0;  // newlines counted up to here
@@ -130,8 +174,9 @@ ExtractStats EventExtractor::scan_file(const SourceFile& file, const TimeContext
       line_no += static_cast<std::uint64_t>(
           std::count(chunk.data() + counted, chunk.data() + start, '\n'));
       counted = start;
-      match_line(chunk.substr(start, end - start), chunk.substr(0, start ? start - 1 : 0), line_no,
-                 file, kind_bit, tc, seq, st, sink);
+      std::string_view after = end + 1 < chunk.size() ? chunk.substr(end + 1) : std::string_view();
+      match_line(chunk.substr(start, end - start), chunk.substr(0, start ? start - 1 : 0), after,
+                 line_no, file, kind_bit, tc, seq, st, sink);
       pos = end + 1;
     }
   });
@@ -144,7 +189,7 @@ std::vector<Event> EventExtractor::extract_line(std::string_view line, const Sou
   std::vector<Event> out;
   ExtractStats st;
   std::uint64_t seq = 0;
-  match_line(line, {}, line_no, file, bit_of(file.kind), tc, seq, st,
+  match_line(line, {}, {}, line_no, file, bit_of(file.kind), tc, seq, st,
              [&](Event&& e) { out.push_back(std::move(e)); });
   return out;
 }

@@ -26,7 +26,16 @@ struct ExtractStats {
   std::uint64_t events = 0;
   std::uint64_t bad_times = 0;  // lines whose timestamp looked wrong
   std::uint64_t first_bad_time_line = 0;
+  // Times of the first and last timestamped lines of the file: the span a
+  // source covers, so that a message missing from it can be told from a
+  // message from before or after it.
+  MaybeTime first_time, last_time;
 };
+
+// Whether the job's user can write lines of this source kind: syslog (via
+// logger) and the job's own output can be; the kernel's ring buffer, daemon
+// logs and controller-side logs cannot.
+bool source_kind_trusted(const std::string& kind);
 
 using EventSink = std::function<void(Event&&)>;
 
@@ -44,11 +53,12 @@ class EventExtractor {
                                   const TimeContext& tc, std::uint64_t line_no = 1) const;
 
  private:
-  // `before` is the text preceding the line in its buffer: a line without a
-  // time looks back in it for the last timestamped line.
-  void match_line(std::string_view line, std::string_view before, std::uint64_t line_no,
-                  const SourceFile& file, unsigned kind_bit, const TimeContext& tc,
-                  std::uint64_t& seq, ExtractStats& st, const EventSink& sink) const;
+  // `before` and `after` are the text around the line in its buffer: a line
+  // without a time looks in them for the timestamped lines that bound it.
+  void match_line(std::string_view line, std::string_view before, std::string_view after,
+                  std::uint64_t line_no, const SourceFile& file, unsigned kind_bit,
+                  const TimeContext& tc, std::uint64_t& seq, ExtractStats& st,
+                  const EventSink& sink) const;
   const CompiledRules& rules_;
 };
 

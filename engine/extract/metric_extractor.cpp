@@ -73,6 +73,7 @@ class SeriesEvents {
     e.node = node_;
     e.source = f_.rel;
     e.source_kind = "metrics";
+    e.trusted = true;     // exporters on the node, scraped by Prometheus
     e.line = index_ + 1;  // the series' position in data.result, 1-based
     e.time = at.time;
     std::string text = series_text(s_) + " " + what;

@@ -1,4 +1,4 @@
-// Where a log line's time is read. Every form of shared/spec/incident.md:
+// Where a log line's time is read. Every form of docs/spec/incident.md:
 // RFC 3164 syslog, RFC 3339, dmesg raw and -T, Fabric Manager, glog
 // (with PyTorch's "[rankN]:" prefix), Slurm daemons, Python logging.
 // Times without a zone are local to the job's `timezone` (DST applies);

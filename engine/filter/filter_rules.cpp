@@ -94,20 +94,15 @@ class ResolveRankAndDevice : public FilterRule {
   }
 };
 
-// EARLY 3: Xid/SXid fields decoded through the catalog.
-class DecodeXid : public FilterRule {
+// EARLY 3: the process an Xid names ("pid=1234", "pid='<unknown>'"), so that
+// an application-induced Xid can be linked to its rank. What the code means
+// is looked up in the catalog when candidates are built, not stored here.
+class XidPid : public FilterRule {
  public:
-  const char* name() const override { return "decode_xid"; }
+  const char* name() const override { return "xid_pid"; }
   Phase phase() const override { return Phase::kEarly; }
-  void on_event(Event& e, FilterContext& ctx) override {
+  void on_event(Event& e, FilterContext&) override {
     if (e.kind != "xid" && e.kind != "sxid") return;
-    int code = to_int(e.field("code"));
-    bool known = true;
-    Meaning m = e.kind == "xid" ? ctx.rules.xid(code, &known) : ctx.rules.sxid(code);
-    e.fields["xid_name"] = m.name;
-    e.fields["xid_cause"] = m.cause;
-    if (!known) e.fields["xid_unknown"] = "1";
-    // Application-induced Xids name the process: link to the rank by pid later.
     std::string pid = e.field("pid");
     pid.erase(std::remove(pid.begin(), pid.end(), '\''), pid.end());
     if (pid.empty() || pid == "<unknown>")
@@ -179,43 +174,94 @@ class DmesgClock : public FilterRule {
   }
 };
 
-// MAIN 2: lines without a time (tracebacks, NCCL WARN) take the time of the
-// next timed event of the same file, else of the closest timestamped line
-// before them, else of the previous timed event.
+// MAIN 2: when each event can have happened. A line with its own time is a
+// point. A line without one (tracebacks, NCCL WARN, a watchdog line printed
+// without a prefix) lies between the timestamped lines around it in its file:
+// [previous timed line, next timed line], else the job's own bounds. Its
+// point time, for display and tie-breaking only, is the next timed event of
+// the file, else the closest timestamped line before it, else the previous
+// timed event, kept inside the interval.
 class InferTime : public FilterRule {
  public:
   const char* name() const override { return "infer_time"; }
   Phase phase() const override { return Phase::kMain; }
-  void on_stream(std::vector<Event>& events, FilterContext&) override {
+  void on_stream(std::vector<Event>& events, FilterContext& ctx) override {
+    const Settings& s = ctx.rules.settings;
+    MaybeTime job_lo, job_hi;
+    if (ctx.job.start_time)
+      job_lo = *ctx.job.start_time - static_cast<TimeUs>(s.window_before_start_s * 1e6);
+    if (ctx.job.end_time)
+      job_hi = *ctx.job.end_time + static_cast<TimeUs>(s.window_after_end_s * 1e6);
     std::map<std::string, std::vector<Event*>> by_file;
-    for (auto& e : events) by_file[e.source].push_back(&e);
+    for (auto& e : events) {
+      if (e.time) e.earliest = e.latest = e.time;  // its own time (dmesg clock: estimated)
+      by_file[e.source].push_back(&e);
+    }
     for (auto& [file, list] : by_file) {
       std::sort(list.begin(), list.end(), [](const Event* a, const Event* b) {
         return a->line != b->line ? a->line < b->line : a->seq < b->seq;
       });
+      // Bounds from the timed events of the file around each untimed one.
+      std::vector<MaybeTime> lo(list.size()), hi(list.size());
+      MaybeTime prev;
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        if (list[i]->time)
+          prev = list[i]->time;
+        else
+          lo[i] = prev;
+      }
       MaybeTime next;
+      for (std::size_t i = list.size(); i-- > 0;) {
+        if (list[i]->time)
+          next = list[i]->time;
+        else
+          hi[i] = next;
+      }
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        Event& e = *list[i];
+        if (e.time) continue;
+        MaybeTime l = lo[i], h = hi[i];
+        if (!e.field("prev_line_time").empty()) {
+          TimeUs t = std::stoll(e.field("prev_line_time"));
+          if (!l || t > *l) l = t;
+        }
+        if (!e.field("next_line_time").empty()) {
+          TimeUs t = std::stoll(e.field("next_line_time"));
+          if (!h || t < *h) h = t;
+        }
+        if (!l) l = job_lo;
+        if (!h) h = job_hi;
+        if (l && h && *l > *h) std::swap(l, h);  // an unordered file: keep the span
+        e.earliest = l;
+        e.latest = h;
+      }
+      MaybeTime next_event;
       for (auto it = list.rbegin(); it != list.rend(); ++it) {
-        if ((*it)->time)
-          next = (*it)->time;
-        else if (next) {
-          (*it)->time = next;
+        if ((*it)->time && !(*it)->time_inferred)
+          next_event = (*it)->time;
+        else if (!(*it)->time && next_event) {
+          (*it)->time = next_event;
           (*it)->time_inferred = true;
           (*it)->fields["time_from"] = "next timed line of the file";
         }
       }
-      MaybeTime prev;
+      MaybeTime prev_event;
       for (auto* e : list) {
         if (!e->time && !e->field("prev_line_time").empty()) {
           e->time = std::stoll(e->field("prev_line_time"));
           e->time_inferred = true;
           e->fields["time_from"] = "previous timestamped line of the file";
         }
-        if (e->time)
-          prev = e->time;
-        else if (prev) {
-          e->time = prev;
+        if (e->time && !e->time_inferred)
+          prev_event = e->time;
+        else if (!e->time && prev_event) {
+          e->time = prev_event;
           e->time_inferred = true;
           e->fields["time_from"] = "previous timed line of the file";
+        }
+        if (e->time_inferred && e->time) {
+          if (e->earliest && *e->time < *e->earliest) e->time = e->earliest;
+          if (e->latest && *e->time > *e->latest) e->time = e->latest;
         }
       }
     }
@@ -223,33 +269,38 @@ class InferTime : public FilterRule {
 };
 
 // MAIN 3: events before the node's last boot or outside the job window
-// (with margins) are stale for this job.
+// (with margins) are stale for this job: only when their whole interval is.
 class JobWindow : public FilterRule {
  public:
   const char* name() const override { return "job_window"; }
   Phase phase() const override { return Phase::kMain; }
-  void on_event(Event& e, FilterContext& ctx) override { check(e, ctx); }
+  void on_event(Event& e, FilterContext& ctx) override {
+    if (e.time) check(e, e.time, e.time, ctx);
+  }
   void on_stream(std::vector<Event>& events, FilterContext& ctx) override {
     for (auto& e : events)
-      if (e.time_inferred) check(e, ctx);
+      if (e.time_inferred || (!e.time && (e.earliest || e.latest)))
+        check(e, e.earliest, e.latest, ctx);
   }
 
  private:
-  static void check(Event& e, FilterContext& ctx) {
-    if (!e.time || e.ignored) return;
+  static void check(Event& e, const MaybeTime& earliest, const MaybeTime& latest,
+                    FilterContext& ctx) {
+    if (e.ignored) return;
     const auto& s = ctx.rules.settings;
-    if (auto ni = ctx.job.node_info.find(e.node);
-        ni != ctx.job.node_info.end() && ni->second.boot_time && *e.time < *ni->second.boot_time) {
+    if (auto ni = ctx.job.node_info.find(e.node); ni != ctx.job.node_info.end() &&
+                                                  ni->second.boot_time && latest &&
+                                                  *latest < *ni->second.boot_time) {
       ignore_event(e, "before the node's last boot (" + format_time(*ni->second.boot_time) + ")");
       return;
     }
-    if (ctx.job.start_time &&
-        *e.time < *ctx.job.start_time - static_cast<TimeUs>(s.window_before_start_s * 1e6)) {
+    if (ctx.job.start_time && latest &&
+        *latest < *ctx.job.start_time - static_cast<TimeUs>(s.window_before_start_s * 1e6)) {
       ignore_event(e, "before the job started");
       return;
     }
-    if (ctx.job.end_time &&
-        *e.time > *ctx.job.end_time + static_cast<TimeUs>(s.window_after_end_s * 1e6))
+    if (ctx.job.end_time && earliest &&
+        *earliest > *ctx.job.end_time + static_cast<TimeUs>(s.window_after_end_s * 1e6))
       ignore_event(e, "after the job ended");
   }
 };
@@ -287,9 +338,21 @@ class Dedupe : public FilterRule {
         if (f.source == e.source) continue;
         bool close = !e.time || !f.time || std::llabs(*e.time - *f.time) <= 2 * kUsPerSecond;
         if (close) {
-          f.also_in.push_back(e.source + ":" + std::to_string(e.line));
+          if (e.trusted && !f.trusted) {
+            // The kernel's own copy is the evidence; the syslog copy is where else it was.
+            f.also_in.push_back(f.source + ":" + std::to_string(f.line));
+            f.source = e.source;
+            f.source_kind = e.source_kind;
+            f.line = e.line;
+            f.text = e.text;
+            f.trusted = true;
+          } else {
+            f.also_in.push_back(e.source + ":" + std::to_string(e.line));
+          }
           if (!e.time_inferred && f.time_inferred) {
             f.time = e.time;
+            f.earliest = e.earliest;
+            f.latest = e.latest;
             f.time_inferred = false;
           }
           dup = true;
@@ -308,6 +371,91 @@ class Dedupe : public FilterRule {
         ++w;
       }
     events.resize(w);
+  }
+};
+
+// MAIN 6: provenance. A kernel-only message (Xid, AER, MCE, mlx5 port
+// events) is kernel evidence only from the kernel's own log: anyone on the
+// node can put the same text into syslog (`logger -t kernel ...`) and a job
+// can print it. When the node's kernel log covers the message's time and
+// does not have it, the copy is set aside. With no kernel log to compare
+// with (an incident of syslog files only) it still counts, marked
+// unverified, so that nothing acts on it without saying so. A fault the
+// kernel logs too (a CUDA ECC error comes with an Xid) that only the job's
+// output reports is set aside when the node's kernel log covers its time and
+// shows no such fault: the text is someone's copy (a replayed error file, a
+// forged line), not this node's fault.
+class Provenance : public FilterRule {
+ public:
+  const char* name() const override { return "provenance"; }
+  Phase phase() const override { return Phase::kMain; }
+  void on_stream(std::vector<Event>& events, FilterContext& ctx) override {
+    TimeUs window = static_cast<TimeUs>(ctx.rules.settings.same_fault_window_s * 1e6);
+    for (auto& e : events) {
+      if (e.ignored || e.trusted) continue;
+      const KindInfo* ki = ctx.rules.kind(e.kind);
+      if (!ki || ki->role == Role::kInfo) continue;
+      bool covered = kernel_covers(e, ctx);
+      if (ki->kernel_only) {
+        if (covered && has_trusted_twin(e, events)) continue;  // a copy of a kernel-log line
+        if (covered)
+          ignore_event(e, "kernel message found only in " + origin_name(e.source_kind) +
+                              ", not in the node's kernel log, which covers its time: not kernel "
+                              "evidence (anyone on the node can write " +
+                              origin_name(e.source_kind) + ")");
+        else
+          e.fields["provenance"] =
+              "unverified " + origin_name(e.source_kind) + " copy (no kernel log covers it)";
+        continue;
+      }
+      // Only kinds the kernel logs too (`kernel_confirms` in kinds.yaml: a
+      // CUDA ECC error comes with an Xid 48/94/95) can be checked against
+      // the kernel log; NVLS set-up or /dev/shm failures never reach it.
+      if (ki->role != Role::kFault || !covered || !ki->kernel_confirms) continue;
+      // Confirmed by a trusted fault of the same domain on that node at
+      // about that time (an Xid for a GPU error).
+      bool confirmed = false;
+      for (const auto& k : events) {
+        const KindInfo* kk = ctx.rules.kind(k.kind);
+        if (k.ignored || !k.trusted || k.node != e.node || !kk || kk->role != Role::kFault)
+          continue;
+        bool same_domain = k.kind == "xid" || k.kind == "sxid"
+                               ? ki->meaning.domain == "gpu" || ki->meaning.domain == "gpu_fabric"
+                               : kk->meaning.domain == ki->meaning.domain;
+        if (same_domain && (!k.time || !e.time || std::llabs(*k.time - *e.time) <= window))
+          confirmed = true;
+      }
+      if (!confirmed)
+        ignore_event(e, "reported only by " + origin_name(e.source_kind) +
+                            "; the node's kernel log covers its time and shows no such fault");
+    }
+  }
+
+ private:
+  static std::string origin_name(const std::string& kind) {
+    if (kind == "app") return "the job's output";
+    if (kind == "syslog") return "syslog";
+    return kind;
+  }
+  // The kernel log has the same kind of message on that node at about that
+  // time: this copy is syslog's echo of it (formats differ, so Dedupe may
+  // not have merged them).
+  static bool has_trusted_twin(const Event& e, const std::vector<Event>& events) {
+    for (const auto& k : events) {
+      if (!k.trusted || k.kind != e.kind || k.node != e.node || k.field("code") != e.field("code"))
+        continue;
+      if (!k.time || !e.time || std::llabs(*k.time - *e.time) <= 5 * kUsPerSecond) return true;
+    }
+    return false;
+  }
+  static bool kernel_covers(const Event& e, const FilterContext& ctx) {
+    if (e.node.empty()) return false;
+    auto it = ctx.kernel_spans.find(e.node);
+    if (it == ctx.kernel_spans.end() || !it->second.lines) return false;
+    const SourceSpan& span = it->second;
+    if (span.first && e.latest && *e.latest < *span.first) return false;    // before the log starts
+    if (span.last && e.earliest && *e.earliest > *span.last) return false;  // after it ends
+    return true;
   }
 };
 
@@ -360,7 +508,7 @@ std::vector<std::unique_ptr<FilterRule>> make_filter_rules() {
   std::vector<std::unique_ptr<FilterRule>> rules;
   rules.push_back(std::make_unique<ResolveNode>());
   rules.push_back(std::make_unique<ResolveRankAndDevice>());
-  rules.push_back(std::make_unique<DecodeXid>());
+  rules.push_back(std::make_unique<XidPid>());
   rules.push_back(std::make_unique<JobScope>());
   rules.push_back(std::make_unique<CollectAddresses>());
   rules.push_back(std::make_unique<DmesgClock>());
@@ -368,6 +516,7 @@ std::vector<std::unique_ptr<FilterRule>> make_filter_rules() {
   rules.push_back(std::make_unique<JobWindow>());
   rules.push_back(std::make_unique<GpuScope>());
   rules.push_back(std::make_unique<Dedupe>());
+  rules.push_back(std::make_unique<Provenance>());
   rules.push_back(std::make_unique<Bursts>());
   rules.push_back(std::make_unique<LinkPids>());
   std::stable_sort(rules.begin(), rules.end(),

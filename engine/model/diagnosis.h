@@ -1,5 +1,5 @@
 // The diagnosis: what the engine concludes about one job attempt.
-// Serialised by verdict/diagnosis_json.cpp exactly as shared/spec/diagnosis.md.
+// Serialised by verdict/diagnosis_json.cpp exactly as docs/spec/diagnosis.md.
 #pragma once
 
 #include <cstdint>
@@ -18,11 +18,21 @@ struct RootCause {
   std::string event;        // event kind
   std::string code;         // Xid/SXid number, signal, ...
   MaybeTime time;
+  MaybeTime earliest, latest;  // when it can have begun
   std::string summary;
   std::string domain;
   std::string sub_domain;
   int rank = -1;
-  std::vector<int> evidence;  // evidence ids
+  std::vector<int> evidence;                 // evidence ids
+  std::vector<std::string> related_devices;  // devices of the same fault (the GPU's PCIe port)
+  // Provenance of the evidence the cause rests on: the source kind of its
+  // head event ("kernel", "syslog", "app", "fabricmanager", "slurmd",
+  // "slurmctld", "cluster", "metrics", "job_state"), and whether the job's
+  // user could have written it. Nothing should act on an untrusted cause
+  // (the drain policy does not).
+  std::string origin;
+  bool trusted = false;
+  std::string provenance;  // why it is not trusted, "" when it is
 };
 
 struct Symptom {
@@ -39,6 +49,8 @@ struct EvidenceItem {
   int id = 0;
   MaybeTime time;
   bool time_inferred = false;
+  MaybeTime earliest, latest;  // the interval of a line without its own time
+  bool trusted = false;
   std::string node;
   std::string source;
   std::uint64_t line = 0;
@@ -104,6 +116,7 @@ struct Diagnosis {
   std::string summary;
   std::vector<std::string> reasoning;  // the decision steps, in order, for humans
   MaybeTime failure_onset;
+  MaybeTime failure_onset_earliest, failure_onset_latest;
   std::string engine_version;
 };
 

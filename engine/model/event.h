@@ -23,8 +23,18 @@ struct Event {
   std::uint64_t line = 0;      // 1-based line number in the (decompressed) file
   MaybeTime time;              // wall time, UTC; nullopt when the line carries none
   bool time_inferred = false;  // time taken from neighbouring lines of the same file
-  std::string text;            // the raw line (capped in length, see kMaxEventText)
-  std::string body;            // the message after timestamp/host/program prefixes
+  // When it can have happened: [earliest, latest]. Equal to `time` for a
+  // line with its own timestamp; for a line without one, after the previous
+  // timed line of its file and before the next one (or the job's end).
+  // Ordering decisions that matter ("late", "stale") use these bounds, never
+  // the point estimate alone. nullopt = unbounded on that side.
+  MaybeTime earliest, latest;
+  // Provenance: whether the job's user could have written this line. Syslog
+  // files (`logger`) and the job's own output are writable by the user;
+  // the kernel's ring buffer, daemon logs and the scheduler are not.
+  bool trusted = false;
+  std::string text;                           // the raw line (capped in length, see kMaxEventText)
+  std::string body;                           // the message after timestamp/host/program prefixes
   std::map<std::string, std::string> fields;  // named captures + rule annotations
 
   int rank = -1;       // global rank, when known

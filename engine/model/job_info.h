@@ -1,4 +1,4 @@
-// The job attempt described by job.json (see shared/spec/incident.md).
+// The job attempt described by job.json (see docs/spec/incident.md).
 #pragma once
 
 #include <map>

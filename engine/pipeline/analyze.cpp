@@ -266,6 +266,13 @@ AnalyzeResult analyze_incident(const std::filesystem::path& dir, const CompiledR
       for (auto& f : filters) f->on_event(e, ctx);
       store.add(std::move(e));
     });
+    if (file.kind == "kernel" && !file.node.empty() && st.read.lines) {
+      SourceSpan& span = ctx.kernel_spans[file.node];
+      span.lines += st.read.lines;
+      if (st.first_time && (!span.first || *st.first_time < *span.first))
+        span.first = st.first_time;
+      if (st.last_time && (!span.last || *st.last_time > *span.last)) span.last = st.last_time;
+    }
     auto& t = tally[{file.node, file.kind}];
     ++t.files;
     t.lines += st.read.lines;

@@ -34,13 +34,15 @@ struct Candidate {
   int id = 0;
   std::string node;  // "" = job-wide
   std::string device;
+  std::vector<std::string> related_devices;  // devices of chained events (the GPU's PCIe port)
   int rank = -1;
   std::vector<std::size_t> events;  // indexes into Attribution::events, time order
   std::size_t head = 0;             // the event that gives the meaning
   Meaning meaning;
   std::string kind, code;
-  MaybeTime time;               // earliest event time
-  MaybeTime earliest_possible;  // time minus the kind's detection lag
+  MaybeTime time;               // earliest event time (point estimate)
+  MaybeTime earliest, latest;   // when it began: bounds from its events' intervals
+  MaybeTime earliest_possible;  // earliest minus the kind's detection lag
   int score = 0;                // strength*10 + cause bonus, decides the meaning within a group
   bool corroborated = false;
   bool from_state = false;  // implied by the scheduler state alone, no log line
@@ -60,7 +62,11 @@ struct Attribution {
   std::vector<Event> events;  // retained, non-ignored and ignored alike
   std::vector<Candidate> candidates;
   std::vector<SymptomGroup> symptoms;
-  MaybeTime onset;          // when the failure began, from the symptoms
+  MaybeTime onset;  // when the failure began, from the symptoms (point estimate)
+  // Bounds of the onset: the failure began no later than onset_latest (the
+  // first symptom's latest possible time, minus how long a watchdog says its
+  // collective hung); a fault is late only when it began after that.
+  MaybeTime onset_earliest, onset_latest;
   MaybeTime first_symptom;  // first symptom actually logged
   std::string verdict;      // attributed | ambiguous | unattributed | no_failure
   std::vector<int> roots;   // candidate ids the verdict names, in order
@@ -72,6 +78,10 @@ struct Attribution {
   // events counted but not kept by the bounded store, per (node, kind)
   std::map<std::pair<std::string, std::string>, std::uint64_t> overflow;
   std::string state_note;
+  // Events explained by a chain rule (index → the index of the event that
+  // explains it, and the chain's name): they join the explaining event's
+  // candidate as evidence and never name a cause of their own.
+  std::map<std::size_t, std::pair<std::size_t, std::string>> chained;
 };
 
 class CorrelationRule {

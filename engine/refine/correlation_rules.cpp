@@ -70,6 +70,90 @@ int score_of(const Meaning& m) {
   return static_cast<int>(m.strength) * 10 + cause_bonus(m.cause);
 }
 
+int code_of(const Event& e) {
+  const std::string& c = e.field("code");
+  return c.empty() ? -1 : std::atoi(c.c_str());
+}
+
+bool chain_side_matches(const Event& e, const std::vector<ChainKind>& side) {
+  for (const auto& k : side)
+    if (e.kind == k.kind && (k.code < 0 || code_of(e) == k.code)) return true;
+  return false;
+}
+
+// 0. Causal chains on one node (rules/chains.yaml): a lower cause explains
+//    an upper event on the same node (and device) that came at most
+//    max_gap_s after it. The explained event joins its cause's candidate as
+//    evidence instead of becoming a cause of its own. An upper event that
+//    names no node (slurmstepd's oom-kill line in the job's output) is
+//    placed on the node of its lower cause when exactly one node has one.
+class ApplyChains : public CorrelationRule {
+ public:
+  const char* name() const override { return "apply_chains"; }
+  void apply(Attribution& a, FilterContext& ctx) override {
+    TimeUs tol = secs(ctx.rules.settings.onset_tolerance_s);
+    for (const auto& chain : ctx.rules.chains) {
+      for (std::size_t i = 0; i < a.events.size(); ++i) {
+        Event& up = a.events[i];
+        if (up.ignored || a.chained.count(i) || !chain_side_matches(up, chain.upper)) continue;
+        std::vector<std::size_t> lows;
+        std::set<std::string> nodes;
+        for (std::size_t j = 0; j < a.events.size(); ++j) {
+          const Event& lo = a.events[j];
+          if (j == i || lo.ignored || a.chained.count(j) || lo.node.empty() ||
+              !chain_side_matches(lo, chain.lower))
+            continue;
+          if (chain_side_matches(lo, chain.upper) && event_time_less(up, lo))
+            continue;  // a kind on both sides: only the earlier explains the later
+          if (!up.node.empty() && lo.node != up.node) continue;
+          if (chain.same_device && !up.device.empty() && !lo.device.empty() &&
+              canonical_pci(up.device) != canonical_pci(lo.device))
+            continue;
+          // The lower cause began no later than the upper event (within the
+          // clock tolerance) and at most max_gap_s before it.
+          if (lo.earliest && up.latest && *lo.earliest > *up.latest + tol) continue;
+          if (up.earliest && lo.latest && *up.earliest - *lo.latest > secs(chain.max_gap_s))
+            continue;
+          lows.push_back(j);
+          nodes.insert(lo.node);
+        }
+        if (lows.empty() || nodes.size() != 1) continue;
+        std::sort(lows.begin(), lows.end(), [&](std::size_t x, std::size_t y) {
+          return event_time_less(a.events[x], a.events[y]);
+        });
+        if (up.node.empty()) {
+          up.node = *nodes.begin();
+          a.reasoning.push_back("chain " + chain.name + ": " + up.kind + " (" + up.source + ":" +
+                                std::to_string(up.line) + ") names no node: placed on " + up.node +
+                                ", the only node with " + a.events[lows.front()].kind);
+        }
+        const Event& lo = a.events[lows.front()];
+        if (chain.root_upper) {
+          for (std::size_t j : lows) a.chained[j] = {i, chain.name};
+          a.reasoning.push_back("chain " + chain.name + ": " + lo.kind + " on " + lo.node +
+                                " and " + up.kind + " are one fault, named by " + up.kind +
+                                (chain.why.empty() ? "" : " (" + chain.why + ")"));
+        } else {
+          a.chained[i] = {lows.front(), chain.name};
+          a.reasoning.push_back("chain " + chain.name + ": " + up.kind + " on " + up.node +
+                                " explained by " + lo.kind + " at " + when(lo.time) +
+                                (chain.why.empty() ? "" : " (" + chain.why + ")"));
+        }
+      }
+    }
+  }
+};
+
+// The event that finally explains a chained event (chains may stack).
+std::size_t chain_root(const Attribution& a, std::size_t i) {
+  for (int depth = 0; depth < 16; ++depth) {
+    auto it = a.chained.find(i);
+    if (it == a.chained.end()) break;
+    i = it->second.first;
+  }
+  return i;
+}
+
 // 1. Fault events → candidates: one per node (or one per job-wide kind),
 //    events of one node within same_fault_window_s forming one cause. The
 //    meaning comes from the strongest event of the group (hardware before
@@ -84,7 +168,7 @@ class BuildCandidates : public CorrelationRule {
     for (std::size_t i = 0; i < a.events.size(); ++i) {
       const Event& e = a.events[i];
       const KindInfo* ki = ctx.rules.kind(e.kind);
-      if (!e.ignored && ki && ki->role == Role::kFault) faults.push_back(i);
+      if (!e.ignored && ki && ki->role == Role::kFault && !a.chained.count(i)) faults.push_back(i);
     }
     std::sort(faults.begin(), faults.end(), [&](std::size_t x, std::size_t y) {
       return event_time_less(a.events[x], a.events[y]);
@@ -117,12 +201,17 @@ class BuildCandidates : public CorrelationRule {
         const Event& e = a.events[i];
         Meaning m = meaning_of(e, ctx.rules, *ctx.rules.kind(e.kind));
         int s = score_of(m);
-        if (s > best) {
+        // On a tie the kernel's own account (a trusted source) names the
+        // fault rather than a user-level echo of it; then the earliest.
+        bool better = s > best || (s == best && e.trusted && !a.events[c.head].trusted);
+        if (better) {
           best = s;
           c.head = i;
           c.meaning = m;
         }
         if (e.time && (!c.time || *e.time < *c.time)) c.time = e.time;
+        if (e.earliest && (!c.earliest || *e.earliest < *c.earliest)) c.earliest = e.earliest;
+        if (e.latest && (!c.latest || *e.latest < *c.latest)) c.latest = e.latest;
       }
       c.score = best;
       const Event& h = a.events[c.head];
@@ -141,7 +230,26 @@ class BuildCandidates : public CorrelationRule {
       if (c.meaning.cause == "consequence" || c.meaning.cause == "informational")
         c.meaning.strength = Strength::kWeak;
       double lag = ctx.rules.kind(c.kind) ? ctx.rules.kind(c.kind)->detection_lag_s : 0;
-      if (c.time) c.earliest_possible = *c.time - secs(lag);
+      MaybeTime began = c.earliest ? c.earliest : c.time;
+      if (began) c.earliest_possible = *began - secs(lag);
+    }
+    // Chained events are evidence of the candidate of the event that explains them.
+    for (const auto& [i, link] : a.chained) {
+      std::size_t root = chain_root(a, i);
+      for (auto& c : a.candidates) {
+        if (std::find(c.events.begin(), c.events.end(), root) == c.events.end()) continue;
+        c.events.push_back(i);
+        std::sort(c.events.begin(), c.events.end(), [&](std::size_t x, std::size_t y) {
+          return event_time_less(a.events[x], a.events[y]);
+        });
+        const Event& e = a.events[i];
+        if (!e.device.empty() && e.device != c.device &&
+            std::find(c.related_devices.begin(), c.related_devices.end(), e.device) ==
+                c.related_devices.end())
+          c.related_devices.push_back(e.device);
+        if (e.trusted && !a.events[c.head].trusted && e.kind == a.events[c.head].kind) c.head = i;
+        break;
+      }
     }
   }
 };
@@ -201,17 +309,32 @@ class FailureOnset : public CorrelationRule {
  public:
   const char* name() const override { return "failure_onset"; }
   void apply(Attribution& a, FilterContext& ctx) override {
-    for (const auto& e : a.events) {
+    for (std::size_t i = 0; i < a.events.size(); ++i) {
+      const Event& e = a.events[i];
       const KindInfo* ki = ctx.rules.kind(e.kind);
       if (e.ignored || !ki || ki->role != Role::kSymptom || !e.time) continue;
       if (!a.first_symptom || *e.time < *a.first_symptom) a.first_symptom = e.time;
-      TimeUs start = *e.time;
-      if (!e.field("ran_for_ms").empty()) start -= std::atoll(e.field("ran_for_ms").c_str()) * 1000;
+      // A watchdog says how long its collective had hung: the failure began
+      // that much before the line.
+      TimeUs hung = 0;
+      if (!e.field("ran_for_ms").empty()) hung = std::atoll(e.field("ran_for_ms").c_str()) * 1000;
+      TimeUs start = *e.time - hung;
       if (!a.onset || start < *a.onset) a.onset = start;
+      if (e.earliest && (!a.onset_earliest || *e.earliest - hung < *a.onset_earliest))
+        a.onset_earliest = *e.earliest - hung;
+      if (e.latest && (!a.onset_latest || *e.latest - hung < *a.onset_latest))
+        a.onset_latest = *e.latest - hung;
     }
-    if (a.onset)
-      a.reasoning.push_back("failure onset " + format_time(*a.onset) + " (first symptom logged " +
+    if (a.onset && !a.onset_latest) a.onset_latest = a.onset;
+    if (a.onset && !a.onset_earliest) a.onset_earliest = a.onset;
+    if (a.onset) {
+      std::string span = *a.onset_earliest == *a.onset_latest
+                             ? format_time(*a.onset_latest)
+                             : "between " + format_time(*a.onset_earliest) + " and " +
+                                   format_time(*a.onset_latest);
+      a.reasoning.push_back("failure onset " + span + " (first symptom logged " +
                             format_time(*a.first_symptom) + ")");
+    }
   }
 };
 
@@ -232,10 +355,30 @@ class ChooseFirstFault : public CorrelationRule {
       if (x->time && *x->time != *y->time) return *x->time < *y->time;
       return x->score > y->score;
     });
+    // Late only when provably after the failure began: after the latest
+    // time the failure can have begun, not after an uncertain symptom's
+    // lower bound.
     auto before_onset = [&](const Candidate& c) {
-      if (!a.onset || !c.earliest_possible) return true;
-      return *c.earliest_possible <= *a.onset + secs(s.onset_tolerance_s);
+      if (!a.onset_latest || !c.earliest_possible) return true;
+      return *c.earliest_possible <= *a.onset_latest + secs(s.onset_tolerance_s);
     };
+    // A fault the job provably outlived by survived_fault_s did not cause
+    // this failure when another qualifying fault can have: those set aside
+    // first, so that what they would have explained is judged again.
+    auto outlived = [&](const Candidate& c) {
+      MaybeTime latest = c.latest ? c.latest : c.time;
+      return a.onset_earliest && latest && *a.onset_earliest - *latest > secs(s.survived_fault_s);
+    };
+    auto qualifies = [&](const Candidate& c) {
+      return c.meaning.strength != Strength::kWeak && before_onset(c);
+    };
+    // Only a fault of a node can take over: a job-wide outcome (the time
+    // limit that ended a job hung since the fault) or a scheduler reaction
+    // says nothing about whether the job kept working after it.
+    bool some_not_outlived = false;
+    for (Candidate* c : order)
+      some_not_outlived |=
+          qualifies(*c) && !outlived(*c) && !c->node.empty() && c->meaning.domain != "scheduler";
     Candidate* head = nullptr;
     for (Candidate* c : order) {
       if (c->meaning.strength == Strength::kWeak) {
@@ -245,6 +388,15 @@ class ChooseFirstFault : public CorrelationRule {
       if (!before_onset(*c)) {
         c->status = CandidateStatus::kLate;
         c->note = "began after the failure onset";
+        continue;
+      }
+      if (some_not_outlived && outlived(*c)) {
+        MaybeTime latest = c->latest ? c->latest : c->time;
+        c->status = CandidateStatus::kExplained;
+        c->note = "the job kept running long after it";
+        a.reasoning.push_back(
+            "candidate " + std::to_string(c->id) + " ignored: the job ran on for " +
+            std::to_string((*a.onset_earliest - *latest) / kUsPerSecond) + " s after it");
         continue;
       }
       if (!head) {
@@ -264,21 +416,6 @@ class ChooseFirstFault : public CorrelationRule {
       } else {
         c->status = CandidateStatus::kCandidate;
         c->note = "independent fault on another node before the failure onset";
-      }
-    }
-    // A fault the job survived for a long time did not cause this failure
-    // when a later fault did.
-    if (head && a.onset && head->time && *a.onset - *head->time > secs(s.survived_fault_s)) {
-      for (Candidate* c : order) {
-        if (c == head || c->status != CandidateStatus::kCandidate) continue;
-        head->status = CandidateStatus::kExplained;
-        head->note = "the job kept running long after it";
-        c->status = CandidateStatus::kRoot;
-        a.reasoning.push_back(
-            "candidate " + std::to_string(head->id) + " ignored: the job ran on for " +
-            std::to_string((*a.onset - *head->time) / kUsPerSecond) + " s after it");
-        head = c;
-        break;
       }
     }
     // Nothing strong enough: the weak candidates from before the onset are
@@ -418,12 +555,27 @@ class DecideVerdict : public CorrelationRule {
     int strong = 0;
     for (int id : a.roots)
       if (find_candidate(a, id)->meaning.strength != Strength::kWeak) ++strong;
+    // The same configuration fault on several nodes (a kind marked
+    // shared_cause, one sub_domain, every one strong enough) is one cause.
+    bool shared = a.roots.size() > 1 && strong == static_cast<int>(a.roots.size());
+    for (int id : a.roots) {
+      const Candidate* c = find_candidate(a, id);
+      const KindInfo* ki = ctx.rules.kind(c->kind);
+      shared = shared && ki && ki->shared_cause && !c->node.empty() &&
+               c->meaning.sub_domain == find_candidate(a, a.roots.front())->meaning.sub_domain;
+    }
     if (a.roots.empty())
       a.verdict = "unattributed";
-    else if (a.roots.size() == 1 && strong == 1)
+    else if ((a.roots.size() == 1 && strong == 1) || shared)
       a.verdict = "attributed";
     else
       a.verdict = "ambiguous";
+    if (shared)
+      a.reasoning.push_back("the same " + find_candidate(a, a.roots.front())->meaning.sub_domain +
+                            " on " + std::to_string(a.roots.size()) +
+                            " nodes: one cause common to them, not independent faults");
+    if (a.verdict == "attributed")
+      for (int id : a.roots) find_candidate(a, id)->status = CandidateStatus::kRoot;
     if (a.verdict == "ambiguous") {
       for (int id : a.roots) {
         find_candidate(a, id)->status = CandidateStatus::kCandidate;
@@ -454,7 +606,8 @@ class GroupSymptoms : public CorrelationRule {
     std::string root_label;
     for (int id : a.roots) {
       const Candidate* c = find_candidate(a, id);
-      if (c->time && (!root_time || *c->time < *root_time)) root_time = c->time;
+      MaybeTime began = c->earliest ? c->earliest : c->time;
+      if (began && (!root_time || *began < *root_time)) root_time = began;
       if (!c->node.empty()) root_nodes.insert(c->node);
       if (root_label.empty())
         root_label = c->meaning.sub_domain + (c->node.empty() ? "" : " on " + c->node);
@@ -472,7 +625,8 @@ class GroupSymptoms : public CorrelationRule {
         g.demoted = true;
         g.explained_by = "the job completed";
       } else if (!a.roots.empty()) {
-        bool after = !root_time || !first.time || *first.time >= *root_time - tol;
+        MaybeTime first_latest = first.latest ? first.latest : first.time;
+        bool after = !root_time || !first_latest || *first_latest >= *root_time - tol;
         if (after || root_nodes.count(g.node)) {
           g.demoted = true;
           g.explained_by = a.verdict == "attributed" ? root_label : "one of the candidate causes";
@@ -487,6 +641,7 @@ class GroupSymptoms : public CorrelationRule {
 
 std::vector<std::unique_ptr<CorrelationRule>> make_correlation_rules() {
   std::vector<std::unique_ptr<CorrelationRule>> rules;
+  rules.push_back(std::make_unique<ApplyChains>());
   rules.push_back(std::make_unique<BuildCandidates>());
   rules.push_back(std::make_unique<StateImpliedCause>());
   rules.push_back(std::make_unique<FailureOnset>());

@@ -191,6 +191,65 @@ void compile_metric_conditions(const RuleSet& set, CompiledRules& out,
   }
 }
 
+// Chains refer to declared kinds; "xid:79" to one code of a code-bearing kind.
+void compile_chains(const RuleSet& set, CompiledRules& out, std::vector<RuleError>& errors) {
+  for (const auto& ch : set.chains) {
+    if (ch.name.empty()) continue;  // reported by the reader
+    auto err = [&](const std::string& msg) { errors.push_back({ch.where, ch.name, msg}); };
+    CompiledChain c;
+    c.name = ch.name;
+    c.why = ch.why;
+    c.where = ch.where;
+    c.max_gap_s = ch.max_gap_s;
+    bool ok = true;
+    auto side = [&](const std::vector<std::string>& in, std::vector<ChainKind>& to,
+                    const char* what) {
+      if (in.empty()) {
+        err(std::string("needs at least one '") + what + "' kind");
+        ok = false;
+      }
+      for (const auto& k : in) {
+        ChainKind ck;
+        ck.kind = k;
+        if (auto colon = k.find(':'); colon != std::string::npos) {
+          ck.kind = k.substr(0, colon);
+          char* end = nullptr;
+          long code = std::strtol(k.c_str() + colon + 1, &end, 10);
+          if (!end || *end || code < 0) {
+            err("'" + k + "': a code after ':' must be a number");
+            ok = false;
+            continue;
+          }
+          ck.code = static_cast<int>(code);
+        }
+        if (!out.kinds.count(ck.kind)) {
+          err("kind '" + ck.kind + "' is not declared in any kinds: list");
+          ok = false;
+          continue;
+        }
+        to.push_back(ck);
+      }
+    };
+    side(ch.upper, c.upper, "upper");
+    side(ch.lower, c.lower, "lower");
+    if (ch.same != "node" && ch.same != "device") {
+      err("same must be node or device, not '" + ch.same + "'");
+      ok = false;
+    }
+    c.same_device = ch.same == "device";
+    if (ch.root != "lower" && ch.root != "upper") {
+      err("root must be lower or upper, not '" + ch.root + "'");
+      ok = false;
+    }
+    c.root_upper = ch.root == "upper";
+    if (ch.max_gap_s < 0) {
+      err("max_gap_s must not be negative");
+      ok = false;
+    }
+    if (ok) out.chains.push_back(std::move(c));
+  }
+}
+
 }  // namespace
 
 std::shared_ptr<const CompiledRules> compile_rules(const RuleSet& set,
@@ -203,6 +262,9 @@ std::shared_ptr<const CompiledRules> compile_rules(const RuleSet& set,
     ki.label = k.label.empty() ? k.kind : k.label;
     ki.corroborates = k.corroborates;
     ki.detection_lag_s = k.detection_lag_s;
+    ki.kernel_only = k.kernel_only;
+    ki.shared_cause = k.shared_cause;
+    ki.kernel_confirms = k.kernel_confirms;
     ki.job_scope = k.scope == "job";
     if (k.scope != "job" && k.scope != "node")
       errors.push_back({k.where, k.kind, "scope must be node or job"});
@@ -257,7 +319,6 @@ std::shared_ptr<const CompiledRules> compile_rules(const RuleSet& set,
       {"window_before_start_s", &Settings::window_before_start_s},
       {"window_after_end_s", &Settings::window_after_end_s},
       {"same_fault_window_s", &Settings::same_fault_window_s},
-      {"independent_fault_window_s", &Settings::independent_fault_window_s},
       {"onset_tolerance_s", &Settings::onset_tolerance_s},
       {"burst_gap_s", &Settings::burst_gap_s},
       {"survived_fault_s", &Settings::survived_fault_s},
@@ -274,6 +335,7 @@ std::shared_ptr<const CompiledRules> compile_rules(const RuleSet& set,
   }
 
   compile_metric_conditions(set, *out, errors);
+  compile_chains(set, *out, errors);
 
   RE2::Options opts;
   opts.set_encoding(RE2::Options::EncodingLatin1);
@@ -304,6 +366,15 @@ std::shared_ptr<const CompiledRules> compile_rules(const RuleSet& set,
     if (!cp.re->ok()) {
       errors.push_back({p.where, rule, "regex does not compile: " + cp.re->error()});
       continue;
+    }
+    for (std::size_t i = 0; i < p.examples.size(); ++i) {
+      const std::string& ex = p.examples[i];
+      std::string which = "example " + std::to_string(i + 1) + " ('" + ex.substr(0, 60) + "')";
+      if (std::none_of(p.literals.begin(), p.literals.end(),
+                       [&](const std::string& l) { return ex.find(l) != std::string::npos; }))
+        errors.push_back({p.where, rule, which + " contains none of the literals"});
+      else if (!RE2::PartialMatch(ex, *cp.re))
+        errors.push_back({p.where, rule, which + " does not match the regex"});
     }
     for (const auto& [name, idx] : cp.re->NamedCapturingGroups())
       cp.captures.push_back({name, idx});

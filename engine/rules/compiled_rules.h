@@ -48,7 +48,26 @@ struct KindInfo {
   std::string label;
   std::string corroborates;  // domain this kind confirms when seen with a fault of it
   double detection_lag_s = 0;
+  bool kernel_only = false;      // only the kernel writes it (see kinds.yaml)
+  bool shared_cause = false;     // the same fault on several nodes is one cause
+  bool kernel_confirms = false;  // the kernel logs it too: set aside without it
   Meaning meaning;
+};
+
+// One side of a chain rule: an event kind, optionally one Xid/SXid code.
+struct ChainKind {
+  std::string kind;
+  int code = -1;  // -1: any
+};
+
+struct CompiledChain {
+  std::string name;
+  std::vector<ChainKind> upper, lower;
+  bool same_device = false;
+  double max_gap_s = 0;
+  bool root_upper = false;  // the upper event names the fault
+  std::string why;
+  RuleLocation where;
 };
 
 struct CompiledPattern {
@@ -63,7 +82,6 @@ struct Settings {
   double window_before_start_s = 300;
   double window_after_end_s = 120;
   double same_fault_window_s = 120;
-  double independent_fault_window_s = 120;
   double onset_tolerance_s = 60;
   double burst_gap_s = 60;
   double survived_fault_s = 1800;
@@ -105,6 +123,7 @@ class CompiledRules {
   Meaning sxid_default;
   Settings settings;
   std::vector<MetricCondition> metric_conditions;
+  std::vector<CompiledChain> chains;  // in definition order
   // Labels that may name a series' node, in order of preference.
   std::vector<std::string> metric_node_labels;
 

@@ -155,18 +155,30 @@ struct Reader {
     x.domain = str(n, "domain", rule, true);
     x.sub_domain = str(n, "sub_domain", rule, true);
     x.action = str(n, "action", rule, true);
+    x.immediate_action = str(n, "immediate_action", rule, false);
+    x.investigatory_action = str(n, "investigatory_action", rule, false);
     x.where = at(n);
     return x;
   }
 };
 
-const std::set<std::string> kPatternKeys = {"name",  "kind",  "sources", "literals",
-                                            "regex", "group", "enabled"};
-const std::set<std::string> kKindKeys = {"kind",         "role",           "strength", "scope",
-                                         "domain",       "sub_domain",     "action",   "label",
-                                         "corroborates", "detection_lag_s"};
-const std::set<std::string> kXidKeys = {"code",   "name",       "cause", "strength",
-                                        "domain", "sub_domain", "action"};
+const std::set<std::string> kPatternKeys = {"name",  "kind",    "sources",  "literals", "regex",
+                                            "group", "enabled", "examples", "source"};
+const std::set<std::string> kChainKeys = {"name",      "upper", "lower", "same",
+                                          "max_gap_s", "root",  "why",   "source"};
+const std::set<std::string> kKindKeys = {
+    "kind",        "role",         "strength",       "scope",        "domain",
+    "sub_domain",  "action",       "label",          "corroborates", "detection_lag_s",
+    "kernel_only", "shared_cause", "kernel_confirms"};
+const std::set<std::string> kXidKeys = {"code",
+                                        "name",
+                                        "cause",
+                                        "strength",
+                                        "domain",
+                                        "sub_domain",
+                                        "action",
+                                        "immediate_action",
+                                        "investigatory_action"};
 const std::set<std::string> kFamilyKeys = {"from",   "to",         "cause",  "strength",
                                            "domain", "sub_domain", "action", "name"};
 const std::set<std::string> kTopKeys = {"patterns",
@@ -177,7 +189,8 @@ const std::set<std::string> kTopKeys = {"patterns",
                                         "sxid_default",
                                         "settings",
                                         "metric_conditions",
-                                        "metric_node_labels"};
+                                        "metric_node_labels",
+                                        "chains"};
 
 }  // namespace
 
@@ -214,6 +227,8 @@ RuleDocument read_rule_text(const std::string& display_name, const std::string& 
         pr.regex = r.str(p, "regex", name, true);
         pr.group = r.str(p, "group", name, false);
         if (auto e = p["enabled"]) pr.enabled = e.as<bool>(true);
+        pr.examples = r.list(p, "examples", name);
+        pr.source = r.str(p, "source", name, false);
         pr.where = r.at(p);
         doc.patterns.push_back(std::move(pr));
       }
@@ -232,6 +247,9 @@ RuleDocument read_rule_text(const std::string& display_name, const std::string& 
         kr.action = r.str(k, "action", kind, false);
         kr.label = r.str(k, "label", kind, false);
         kr.corroborates = r.str(k, "corroborates", kind, false);
+        kr.kernel_only = r.boolean(k, "kernel_only", kind, false);
+        kr.shared_cause = r.boolean(k, "shared_cause", kind, false);
+        kr.kernel_confirms = r.boolean(k, "kernel_confirms", kind, false);
         if (auto lag = k["detection_lag_s"]) {
           try {
             kr.detection_lag_s = lag.as<double>();
@@ -274,6 +292,27 @@ RuleDocument read_rule_text(const std::string& display_name, const std::string& 
       else
         for (const auto& m : ms) doc.metric_conditions.push_back(r.metric_condition(m));
     }
+    if (auto cs = root["chains"]) {
+      if (!cs.IsSequence()) r.error(cs, "", "'chains' must be a list");
+      for (const auto& c : cs) {
+        if (!cs.IsSequence()) break;
+        ChainRule cr;
+        cr.name = r.str(c, "name", "", true);
+        r.check_keys(c, kChainKeys, cr.name);
+        cr.upper = r.list(c, "upper", cr.name);
+        cr.lower = r.list(c, "lower", cr.name);
+        if (auto same = r.str(c, "same", cr.name, false); !same.empty()) cr.same = same;
+        if (auto gap = r.number(c, "max_gap_s", cr.name))
+          cr.max_gap_s = *gap;
+        else
+          r.error(c, cr.name, "missing 'max_gap_s'");
+        if (auto side = r.str(c, "root", cr.name, false); !side.empty()) cr.root = side;
+        cr.why = r.str(c, "why", cr.name, false);
+        cr.source = r.str(c, "source", cr.name, false);
+        cr.where = r.at(c);
+        doc.chains.push_back(std::move(cr));
+      }
+    }
     if (auto nl = root["metric_node_labels"])
       doc.metric_node_labels = r.list(root, "metric_node_labels", "metric_node_labels");
     if (auto d = root["sxid_default"]) {
@@ -301,7 +340,9 @@ RuleDocument read_rule_file(const std::string& path, std::vector<RuleError>& err
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     errors.push_back(make_rule_error(path, 0, "", "cannot read rule file"));
-    return RuleDocument{path, {}, {}, {}, {}, {}, {}, {}, {}, {}};
+    RuleDocument doc;
+    doc.file = path;
+    return doc;
   }
   std::stringstream ss;
   ss << in.rdbuf();

@@ -42,6 +42,11 @@ struct PatternRule {
   std::string regex;
   std::string group;
   bool enabled = true;
+  // Real log lines this pattern must match (checked when rules compile), and
+  // where the knowledge comes from: a pattern is only as good as the
+  // phrasings it was written against.
+  std::vector<std::string> examples;
+  std::string source;
   RuleLocation where;
 };
 
@@ -52,12 +57,46 @@ struct KindRule {
   std::string scope = "node";  // node | job
   std::string domain, sub_domain, action, label, corroborates;
   double detection_lag_s = 0;
+  // The message comes only from the kernel (Xid, AER, MCE, mlx5 port
+  // events): a copy in a syslog file or the job's output is not kernel
+  // evidence unless the node's kernel log has it too.
+  bool kernel_only = false;
+  // The same fault on several nodes at once is one cause, not independent
+  // ones: a configuration or software fault common to them (a Fabric
+  // Manager that does not match the driver on every node of an image).
+  bool shared_cause = false;
+  // The kernel logs this fault too (a CUDA ECC error comes with an Xid
+  // 48/94/95): reported only by a user-writable source while the node's
+  // kernel log covers its time and shows no such fault, it is set aside.
+  bool kernel_confirms = false;
+  RuleLocation where;
+};
+
+// A causal chain on one node (rules/chains.yaml): an event of an `upper` kind
+// is explained by an event of a `lower` kind on the same node (and device,
+// when `same` is device) that began at most `max_gap_s` before it. The
+// `root` side names the fault: `lower` (the usual case: the lower cause is
+// the root, the upper event its consequence) or `upper` (one fault seen at
+// two layers, named by the upper event: a fatal AER and the Xid 79 of the
+// GPU behind that port).
+struct ChainRule {
+  std::string name;
+  std::vector<std::string> upper, lower;  // kinds; "xid:79" names one Xid code
+  std::string same = "node";              // node | device
+  double max_gap_s = 0;
+  std::string root = "lower";  // lower | upper
+  std::string why;             // one line for the reasoning
+  std::string source;          // where the knowledge comes from
   RuleLocation where;
 };
 
 struct XidRule {
   int code = 0;
   std::string name, cause, strength, domain, sub_domain, action;
+  // NVIDIA's Xid catalog resolution buckets, verbatim (RESET_GPU,
+  // RESTART_APP, WORKFLOW_XID_48, ...): what NVIDIA recommends, kept next to
+  // the engine's own `action` (see docs/reference/nvidia-xid-catalog.csv).
+  std::string immediate_action, investigatory_action;
   RuleLocation where;
 };
 
@@ -95,6 +134,7 @@ struct RuleDocument {
   std::map<std::string, std::pair<double, RuleLocation>> settings;
   std::vector<MetricConditionRule> metric_conditions;
   std::optional<std::vector<std::string>> metric_node_labels;
+  std::vector<ChainRule> chains;
 };
 
 // Parses one YAML rule file. `display_name` is used in error messages.

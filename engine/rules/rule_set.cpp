@@ -32,6 +32,14 @@ void RuleCollector::add(const RuleDocument& doc) {
       set_.metric_conditions.push_back(m);
   }
   if (doc.metric_node_labels) set_.metric_node_labels = *doc.metric_node_labels;
+  for (const auto& ch : doc.chains) {
+    auto it = std::find_if(set_.chains.begin(), set_.chains.end(),
+                           [&](const ChainRule& q) { return q.name == ch.name; });
+    if (it != set_.chains.end())
+      *it = ch;
+    else
+      set_.chains.push_back(ch);
+  }
 }
 
 RuleSet collect_rules(bool include_builtin, const std::vector<std::string>& dirs,

@@ -22,6 +22,7 @@ struct RuleSet {
   std::map<std::string, std::pair<double, RuleLocation>> settings;
   std::vector<MetricConditionRule> metric_conditions;  // in first-definition order
   std::vector<std::string> metric_node_labels;         // the last document's list wins
+  std::vector<ChainRule> chains;                       // in first-definition order
 };
 
 class RuleCollector {

@@ -70,6 +70,8 @@ void build_diagnosis(const Attribution& a, const FilterContext& ctx, Diagnosis& 
   const Settings& s = ctx.rules.settings;
   d.verdict = a.verdict;
   d.failure_onset = a.onset;
+  d.failure_onset_earliest = a.onset_earliest;
+  d.failure_onset_latest = a.onset_latest;
   d.reasoning = a.reasoning;
 
   // --- evidence: events cited by root causes, candidates and symptoms -----
@@ -112,8 +114,22 @@ void build_diagnosis(const Attribution& a, const FilterContext& ctx, Diagnosis& 
     const Event& e = a.events[cited[k]];
     int id = static_cast<int>(k) + 1;
     id_of[cited[k]] = id;
-    d.evidence.push_back(
-        {id, e.time, e.time_inferred, e.node, e.source, e.line, e.text, e.kind, e.also_in});
+    EvidenceItem item;
+    item.id = id;
+    item.time = e.time;
+    item.time_inferred = e.time_inferred;
+    if (e.time_inferred || !e.time) {
+      item.earliest = e.earliest;
+      item.latest = e.latest;
+    }
+    item.trusted = e.trusted;
+    item.node = e.node;
+    item.source = e.source;
+    item.line = e.line;
+    item.text = e.text;
+    item.event = e.kind;
+    item.also_in = e.also_in;
+    d.evidence.push_back(std::move(item));
   }
   auto ids = [&](const std::vector<std::size_t>& evs, std::size_t limit) {
     std::vector<int> out;
@@ -134,6 +150,23 @@ void build_diagnosis(const Attribution& a, const FilterContext& ctx, Diagnosis& 
     rc.event = c->kind;
     rc.code = c->code;
     rc.time = c->time;
+    rc.earliest = c->earliest ? c->earliest : c->time;
+    rc.latest = c->latest ? c->latest : c->time;
+    rc.related_devices = c->related_devices;
+    if (head) {
+      rc.origin = head->source_kind;
+      rc.trusted = head->trusted;
+      if (!head->field("provenance").empty())
+        rc.provenance = head->field("provenance");
+      else if (!head->trusted)
+        rc.provenance =
+            "from " +
+            (head->source_kind == "app" ? std::string("the job's output") : head->source_kind) +
+            ", which the job's user can write";
+    } else if (c->from_state) {
+      rc.origin = "job_state";
+      rc.trusted = true;
+    }
     rc.summary = root_summary(*c, head);
     rc.domain = c->meaning.domain;
     rc.sub_domain = c->meaning.sub_domain;

@@ -1,5 +1,5 @@
 // Step 5 of the pipeline: where symptoms and candidates become a verdict.
-// Maps the refined Attribution to the Diagnosis of shared/spec/diagnosis.md:
+// Maps the refined Attribution to the Diagnosis of docs/spec/diagnosis.md:
 // verdict, domain, root causes, affected nodes, the evidence chain (time
 // ordered; ids cited by the other fields), recommended action and summary.
 #pragma once

@@ -35,11 +35,17 @@ std::string diagnosis_to_json(const Diagnosis& d, int indent) {
     rc["event"] = r.event;
     rc["code"] = str_or_null(r.code);
     rc["time"] = time_or_null(r.time);
+    rc["earliest"] = time_or_null(r.earliest);
+    rc["latest"] = time_or_null(r.latest);
     rc["summary"] = r.summary;
     rc["evidence"] = r.evidence;
     rc["domain"] = r.domain;
     rc["sub_domain"] = r.sub_domain;
     rc["rank"] = r.rank >= 0 ? J(r.rank) : J(nullptr);
+    if (!r.related_devices.empty()) rc["related_devices"] = r.related_devices;
+    rc["origin"] = str_or_null(r.origin);
+    rc["trusted"] = r.trusted;
+    if (!r.provenance.empty()) rc["provenance"] = r.provenance;
     j["root_causes"].push_back(rc);
   }
   j["affected_nodes"] = d.affected_nodes;
@@ -61,6 +67,11 @@ std::string diagnosis_to_json(const Diagnosis& d, int indent) {
     ej["id"] = e.id;
     ej["time"] = time_or_null(e.time);
     if (e.time_inferred) ej["time_inferred"] = true;
+    if (e.earliest || e.latest) {
+      ej["earliest"] = time_or_null(e.earliest);
+      ej["latest"] = time_or_null(e.latest);
+    }
+    ej["trusted"] = e.trusted;
     ej["node"] = str_or_null(e.node);
     ej["source"] = e.source;
     ej["line"] = e.line;
@@ -91,6 +102,8 @@ std::string diagnosis_to_json(const Diagnosis& d, int indent) {
   j["summary"] = d.summary;
   // Additions to the spec's fixed fields.
   j["failure_onset"] = time_or_null(d.failure_onset);
+  j["failure_onset_earliest"] = time_or_null(d.failure_onset_earliest);
+  j["failure_onset_latest"] = time_or_null(d.failure_onset_latest);
   j["candidates"] = J::array();
   for (const auto& c : d.candidates) {
     J cj;

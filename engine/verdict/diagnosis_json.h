@@ -1,4 +1,4 @@
-// The diagnosis as JSON (shared/spec/diagnosis.md). Keys in the spec's
+// The diagnosis as JSON (docs/spec/diagnosis.md). Keys in the spec's
 // order; invalid UTF-8 from log lines is replaced, never an exception.
 #pragma once
 

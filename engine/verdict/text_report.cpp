@@ -21,6 +21,13 @@ std::string t(const MaybeTime& m) {
   return m ? format_time(*m) : std::string("(no time)");
 }
 
+// "10:41:07 .. 10:51:07" for an interval, the time alone for a point.
+std::string span(const MaybeTime& from, const MaybeTime& to) {
+  if (from && to && *from == *to) return format_time(*from);
+  return (from ? format_time(*from) : std::string("?")) + " .. " +
+         (to ? format_time(*to) : std::string("?"));
+}
+
 std::string printable(const std::string& s, std::size_t max) {
   std::string out;
   for (unsigned char c : s) {
@@ -58,8 +65,20 @@ std::string diagnosis_to_text(const Diagnosis& d, bool colour) {
       o << "  " << (r.node.empty() ? "(job-wide)" : r.node);
       if (!r.device.empty()) o << " " << r.device;
       if (r.rank >= 0) o << " rank " << r.rank;
-      o << "  " << r.sub_domain << "  at " << t(r.time) << "\n    " << printable(r.summary, 200)
-        << "\n";
+      o << "  " << r.sub_domain << "  at ";
+      if (r.earliest && r.latest && *r.earliest != *r.latest)
+        o << "~" << span(r.earliest, r.latest);
+      else
+        o << t(r.time);
+      o << "\n    " << printable(r.summary, 200) << "\n";
+      if (!r.related_devices.empty()) {
+        o << "    same fault on";
+        for (const auto& dev : r.related_devices) o << " " << dev;
+        o << "\n";
+      }
+      if (!r.trusted)
+        o << "    " << st.yellow() << "evidence not trusted: " << printable(r.provenance, 160)
+          << st.reset() << "\n";
     }
   }
 
@@ -74,8 +93,12 @@ std::string diagnosis_to_text(const Diagnosis& d, bool colour) {
     for (const auto& e : d.evidence) {
       if (!keep.count(e.id)) continue;
       o << "  [" << e.id << "] " << t(e.time) << (e.time_inferred ? "~" : " ") << " "
-        << (e.node.empty() ? "-" : e.node) << "  " << e.event << "\n      " << st.dim() << e.source
-        << ":" << e.line << st.reset() << "  " << printable(e.text, 160) << "\n";
+        << (e.node.empty() ? "-" : e.node) << "  " << e.event;
+      if (e.time_inferred)
+        o << st.dim() << "  (between " << span(e.earliest, e.latest) << ")" << st.reset();
+      if (!e.trusted) o << st.dim() << "  [user-writable source]" << st.reset();
+      o << "\n      " << st.dim() << e.source << ":" << e.line << st.reset() << "  "
+        << printable(e.text, 160) << "\n";
     }
     if (keep.size() < d.evidence.size())
       o << "  " << st.dim() << "... " << d.evidence.size() - keep.size()

@@ -1,5 +1,5 @@
 // A bundle in the outbox: outbox/<bundle_id>/{meta.json, files/{job.json,
-// nodes/<node>/<kind>*, app/*}}, job.json as shared/spec/incident.md has it.
+// nodes/<node>/<kind>*, app/*}}, job.json as docs/spec/incident.md has it.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>

@@ -438,22 +438,22 @@ TEST(Rules, KnownXidHasCatalogMeaning) {
 TEST(Rules, UnknownXidTakesItsFamily) {
   std::vector<RuleError> errors;
   RuleCollector c = builtin_collector(errors);
-  // A site file whose catalog lacks 141 and 147-149 but has an NVLink family.
+  // A site file with a family for codes past the end of NVIDIA's catalog (1-172).
   c.add(read_rule_text("site.yaml",
                        "families:\n"
-                       "  - {from: 141, to: 149, cause: hardware, strength: medium, domain: "
+                       "  - {from: 173, to: 179, cause: hardware, strength: medium, domain: "
                        "gpu_fabric, sub_domain: gpu_fabric.nvlink_error, action: check_fabric}\n",
                        errors));
   auto rules = compile_rules(c.collected(), errors);
   EXPECT_TRUE(errors.empty()) << all_errors(errors);
   bool known = true;
-  Meaning m = rules->xid(141, &known);
+  Meaning m = rules->xid(175, &known);
   EXPECT_FALSE(known);
   EXPECT_EQ(m.domain, "gpu_fabric");
   EXPECT_EQ(m.sub_domain, "gpu_fabric.nvlink_error");
   EXPECT_EQ(m.cause, "hardware");
   EXPECT_EQ(m.strength, Strength::kMedium);
-  EXPECT_EQ(m.name, "Xid 141 (not in the catalog)");
+  EXPECT_EQ(m.name, "Xid 175 (not in the catalog)");
 }
 
 TEST(Rules, UnknownXidFamilyWithoutCatalogEntry) {

@@ -1,5 +1,5 @@
 // Unit tests for extract/timestamp_parser: every timestamp form of
-// shared/spec/incident.md, year inference, zones with DST, body offsets.
+// docs/spec/incident.md, year inference, zones with DST, body offsets.
 #include "extract/timestamp_parser.h"
 
 #include <gtest/gtest.h>
