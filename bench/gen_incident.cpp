@@ -769,6 +769,19 @@ std::string NodeKernel(const Scenario& s, const Node& n, std::uint64_t lines) {
     }
     sp.push_back(Special{n.boot, std::move(t)});
   }
+  if (n.idx == s.root) {
+    // The kernel's own copy of the root cause (the syslog has its echo):
+    // the engine takes a kernel-only message as evidence only from here.
+    const Micros up = s.xid - n.boot;
+    const std::string bus(kPciBusLower[kBadGpu]);
+    std::string t;
+    PutUptime(t, up);
+    Put(t, " NVRM: Xid (PCI:0000:" + bus + ":00): 79, pid='<unknown>', name=<unknown>, ");
+    Put(t, "GPU has fallen off the bus.\n");
+    PutUptime(t, up + 20);
+    Put(t, " NVRM: GPU 0000:" + bus + ":00.0: GPU has fallen off the bus.\n");
+    sp.push_back(Special{s.xid, std::move(t)});
+  }
   if (n.idx == s.decoy) {
     std::string t;
     PutUptime(t, s.decoy_xid - n.boot);
