@@ -391,13 +391,24 @@ class Provenance : public FilterRule {
   Phase phase() const override { return Phase::kMain; }
   void on_stream(std::vector<Event>& events, FilterContext& ctx) override {
     TimeUs window = static_cast<TimeUs>(ctx.rules.settings.same_fault_window_s * 1e6);
+    // The trusted faults of each node, to compare the untrusted ones with.
+    std::map<std::string, std::vector<const Event*>> trusted_faults;
+    for (const auto& k : events) {
+      const KindInfo* kk = ctx.rules.kind(k.kind);
+      if (!k.ignored && k.trusted && kk && kk->role == Role::kFault)
+        trusted_faults[k.node].push_back(&k);
+    }
+    static const std::vector<const Event*> none;
     for (auto& e : events) {
       if (e.ignored || e.trusted) continue;
       const KindInfo* ki = ctx.rules.kind(e.kind);
       if (!ki || ki->role == Role::kInfo) continue;
+      if (!ki->kernel_only && !ki->kernel_confirms) continue;
       bool covered = kernel_covers(e, ctx);
+      auto it = trusted_faults.find(e.node);
+      const auto& node_faults = it == trusted_faults.end() ? none : it->second;
       if (ki->kernel_only) {
-        if (covered && has_trusted_twin(e, events)) continue;  // a copy of a kernel-log line
+        if (covered && has_trusted_twin(e, node_faults)) continue;  // a copy of a kernel-log line
         if (covered)
           ignore_event(e, "kernel message found only in " + origin_name(e.source_kind) +
                               ", not in the node's kernel log, which covers its time: not kernel "
@@ -408,21 +419,18 @@ class Provenance : public FilterRule {
               "unverified " + origin_name(e.source_kind) + " copy (no kernel log covers it)";
         continue;
       }
-      // Only kinds the kernel logs too (`kernel_confirms` in kinds.yaml: a
-      // CUDA ECC error comes with an Xid 48/94/95) can be checked against
-      // the kernel log; NVLS set-up or /dev/shm failures never reach it.
-      if (ki->role != Role::kFault || !covered || !ki->kernel_confirms) continue;
-      // Confirmed by a trusted fault of the same domain on that node at
-      // about that time (an Xid for a GPU error).
+      // A kind the kernel logs too (`kernel_confirms` in kinds.yaml: a CUDA
+      // ECC error comes with an Xid 48/94/95), confirmed by a trusted fault
+      // of the same domain on that node at about that time. NVLS set-up or
+      // /dev/shm failures never reach the kernel log and are not checked.
+      if (!covered) continue;
       bool confirmed = false;
-      for (const auto& k : events) {
-        const KindInfo* kk = ctx.rules.kind(k.kind);
-        if (k.ignored || !k.trusted || k.node != e.node || !kk || kk->role != Role::kFault)
-          continue;
-        bool same_domain = k.kind == "xid" || k.kind == "sxid"
+      for (const Event* k : node_faults) {
+        const KindInfo* kk = ctx.rules.kind(k->kind);
+        bool same_domain = k->kind == "xid" || k->kind == "sxid"
                                ? ki->meaning.domain == "gpu" || ki->meaning.domain == "gpu_fabric"
                                : kk->meaning.domain == ki->meaning.domain;
-        if (same_domain && (!k.time || !e.time || std::llabs(*k.time - *e.time) <= window))
+        if (same_domain && (!k->time || !e.time || std::llabs(*k->time - *e.time) <= window))
           confirmed = true;
       }
       if (!confirmed)
@@ -440,11 +448,10 @@ class Provenance : public FilterRule {
   // The kernel log has the same kind of message on that node at about that
   // time: this copy is syslog's echo of it (formats differ, so Dedupe may
   // not have merged them).
-  static bool has_trusted_twin(const Event& e, const std::vector<Event>& events) {
-    for (const auto& k : events) {
-      if (!k.trusted || k.kind != e.kind || k.node != e.node || k.field("code") != e.field("code"))
-        continue;
-      if (!k.time || !e.time || std::llabs(*k.time - *e.time) <= 5 * kUsPerSecond) return true;
+  static bool has_trusted_twin(const Event& e, const std::vector<const Event*>& node_faults) {
+    for (const Event* k : node_faults) {
+      if (k->kind != e.kind || k->field("code") != e.field("code")) continue;
+      if (!k->time || !e.time || std::llabs(*k->time - *e.time) <= 5 * kUsPerSecond) return true;
     }
     return false;
   }

@@ -2,6 +2,8 @@
 // make_correlation_rules() at the end and the README's "Rules" section).
 #include <algorithm>
 #include <map>
+#include <set>
+#include <tuple>
 
 #include "refine/attribution.h"
 
@@ -93,16 +95,26 @@ class ApplyChains : public CorrelationRule {
   void apply(Attribution& a, FilterContext& ctx) override {
     TimeUs tol = secs(ctx.rules.settings.onset_tolerance_s);
     for (const auto& chain : ctx.rules.chains) {
+      // Only the events of the chain's kinds take part: the pairs are few
+      // even when the incident has many events.
+      std::vector<std::size_t> uppers, lowers;
       for (std::size_t i = 0; i < a.events.size(); ++i) {
+        const Event& e = a.events[i];
+        if (e.ignored) continue;
+        if (chain_side_matches(e, chain.upper)) uppers.push_back(i);
+        if (!e.node.empty() && chain_side_matches(e, chain.lower)) lowers.push_back(i);
+      }
+      if (uppers.empty() || lowers.empty()) continue;
+      std::set<std::tuple<std::string, std::string, std::string>>
+          told;  // one line per node and kinds
+      for (std::size_t i : uppers) {
         Event& up = a.events[i];
-        if (up.ignored || a.chained.count(i) || !chain_side_matches(up, chain.upper)) continue;
+        if (a.chained.count(i)) continue;
         std::vector<std::size_t> lows;
         std::set<std::string> nodes;
-        for (std::size_t j = 0; j < a.events.size(); ++j) {
+        for (std::size_t j : lowers) {
           const Event& lo = a.events[j];
-          if (j == i || lo.ignored || a.chained.count(j) || lo.node.empty() ||
-              !chain_side_matches(lo, chain.lower))
-            continue;
+          if (j == i || a.chained.count(j)) continue;
           if (chain_side_matches(lo, chain.upper) && event_time_less(up, lo))
             continue;  // a kind on both sides: only the earlier explains the later
           if (!up.node.empty() && lo.node != up.node) continue;
@@ -121,23 +133,26 @@ class ApplyChains : public CorrelationRule {
         std::sort(lows.begin(), lows.end(), [&](std::size_t x, std::size_t y) {
           return event_time_less(a.events[x], a.events[y]);
         });
+        const Event& lo = a.events[lows.front()];
         if (up.node.empty()) {
           up.node = *nodes.begin();
           a.reasoning.push_back("chain " + chain.name + ": " + up.kind + " (" + up.source + ":" +
                                 std::to_string(up.line) + ") names no node: placed on " + up.node +
-                                ", the only node with " + a.events[lows.front()].kind);
+                                ", the only node with " + lo.kind);
         }
-        const Event& lo = a.events[lows.front()];
+        bool first = told.insert({up.node, up.kind, lo.kind}).second;
         if (chain.root_upper) {
           for (std::size_t j : lows) a.chained[j] = {i, chain.name};
-          a.reasoning.push_back("chain " + chain.name + ": " + lo.kind + " on " + lo.node +
-                                " and " + up.kind + " are one fault, named by " + up.kind +
-                                (chain.why.empty() ? "" : " (" + chain.why + ")"));
+          if (first)
+            a.reasoning.push_back("chain " + chain.name + ": " + lo.kind + " on " + lo.node +
+                                  " and " + up.kind + " are one fault, named by " + up.kind +
+                                  (chain.why.empty() ? "" : " (" + chain.why + ")"));
         } else {
           a.chained[i] = {lows.front(), chain.name};
-          a.reasoning.push_back("chain " + chain.name + ": " + up.kind + " on " + up.node +
-                                " explained by " + lo.kind + " at " + when(lo.time) +
-                                (chain.why.empty() ? "" : " (" + chain.why + ")"));
+          if (first)
+            a.reasoning.push_back("chain " + chain.name + ": " + up.kind + " on " + up.node +
+                                  " explained by " + lo.kind + " at " + when(lo.time) +
+                                  (chain.why.empty() ? "" : " (" + chain.why + ")"));
         }
       }
     }
