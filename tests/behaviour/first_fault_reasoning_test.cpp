@@ -266,3 +266,76 @@ TEST(Chains, CgroupOomKillAndSlurmstepdReportAreOneFaultOnTheKilledTasksNode) {
   EXPECT_EQ(d["sub_domain"], "host.cgroup_oom");
   EXPECT_EQ(root_nodes(d), std::set<std::string>{"n2"});
 }
+
+TEST(Chains, AGpuThatFellOffStaysLostUntilTheTimeLimit) {
+  // The GPU falls off the bus, the job hangs without a watchdog until its
+  // time limit; a health check keeps failing to reach that GPU every 10 min.
+  // One fault, the GPU: neither the later health checks nor the time limit.
+  TempIncident inc;
+  inc.write("job.json", job_json("TIMEOUT"));
+  std::string checks;
+  for (int m = 20; m <= 50; m += 10)
+    checks += "Nov  2 10:" + std::to_string(m) +
+              ":46 n2 node-health[7106]: nvidia-smi: Unable to determine the device handle for "
+              "GPU 0000:2A:00.0: Unknown Error\n";
+  std::string xid = xid_line("10:11:07", "n2", "2a", 79, "GPU has fallen off the bus.");
+  inc.write("nodes/n2/kernel.log", kernel_log("n2", xid));
+  inc.write("nodes/n2/syslog", noise(3) + xid + checks);
+  inc.write("nodes/n1/kernel.log", kernel_log("n1"));
+  inc.write("app/slurm-77.out",
+            "slurmstepd: error: *** JOB 77 ON n1 CANCELLED AT 2026-11-02T11:00:00 DUE TO TIME "
+            "LIMIT ***\n");
+  json d = analyze(inc);
+  EXPECT_EQ(d["verdict"], "attributed") << d["reasoning"];
+  EXPECT_EQ(d["sub_domain"], "gpu.fallen_off_bus");
+  EXPECT_EQ(root_nodes(d), std::set<std::string>{"n2"});
+}
+
+// --- survived faults and common causes -----------------------------------------
+
+TEST(Decisions, FaultsTheJobOutlivedYieldToTheOneItDidNot) {
+  // An Xid 79 on n1 two hours before the failure (the job ran on), then an
+  // Xid 48 on n2 right before the watchdog: n2.
+  TempIncident inc;
+  inc.write("job.json", job_json("FAILED"));
+  inc.write("nodes/n1/syslog",
+            noise(3) + xid_line("10:05:00", "n1", "18", 79, "GPU has fallen off the bus."));
+  inc.write("nodes/n2/syslog", noise(3) + xid_line("10:48:00", "n2", "2a", 48,
+                                                   "An uncorrectable double bit error (DBE)."));
+  inc.write("nodes/n1/app.log", watchdog_line(1, "10:58:20"));
+  json d = analyze(inc);
+  EXPECT_EQ(d["verdict"], "attributed") << d["reasoning"];
+  EXPECT_EQ(root_nodes(d), std::set<std::string>{"n2"});
+  const json* old = candidate(d, "xid", "n1");
+  ASSERT_NE(old, nullptr);
+  EXPECT_EQ((*old)["status"], "explained");
+}
+
+TEST(Decisions, TheSameConfigurationFaultOnEveryNodeIsOneCause) {
+  // Fabric Manager does not match the driver on both nodes (one image):
+  // one cause on both nodes, not two independent faults.
+  TempIncident inc;
+  inc.write("job.json", job_json("FAILED"));
+  for (const std::string n : {"n1", "n2"})
+    inc.write("nodes/" + n + "/fabricmanager.log",
+              "[Nov 02 2026 09:58:1" + std::string(n == "n1" ? "1" : "4") +
+                  "] [ERROR] [tid 2210] fabric manager NVIDIA GPU driver interface version "
+                  "550.90.07 don't match with driver version 550.127.05. Please update with "
+                  "matching NVIDIA driver package.\n");
+  inc.write("nodes/n1/app.log", "[rank0]: RuntimeError: CUDA error: system not yet initialized\n");
+  json d = analyze(inc);
+  EXPECT_EQ(d["verdict"], "attributed") << d["reasoning"];
+  EXPECT_EQ(d["domain"], "gpu_fabric");
+  EXPECT_EQ(root_nodes(d), (std::set<std::string>{"n1", "n2"}));
+}
+
+TEST(Decisions, TheSameHardwareFaultOnTwoNodesStaysTwoCauses) {
+  TempIncident inc;
+  inc.write("job.json", job_json("FAILED"));
+  inc.write("nodes/n1/syslog",
+            noise(3) + xid_line("10:41:00", "n1", "18", 79, "GPU has fallen off the bus."));
+  inc.write("nodes/n2/syslog",
+            noise(3) + xid_line("10:41:03", "n2", "2a", 79, "GPU has fallen off the bus."));
+  json d = analyze(inc);
+  EXPECT_EQ(d["verdict"], "ambiguous");
+}
