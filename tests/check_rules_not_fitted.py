@@ -9,7 +9,9 @@ Fails (exit 1), naming file and line, when
       node names as whole words, job ids as whole numbers of 4+ digits;
   (b) rules/*.yaml contain, verbatim, a line of an example incident's logs
       (nodes/*/*, app/*, cluster/*) longer than 40 characters once its
-      leading timestamp/host prefix is stripped.
+      leading timestamp/host prefix is stripped (and holding at least 10
+      letters); FIXED_MESSAGES below, word-for-word library texts with no
+      id or number in them, are exempt from (b).
 
 Rule `examples:` must be real phrasings from public sources, not lines
 copied from the incidents the engine is scored on.
@@ -37,6 +39,12 @@ FIXED_MESSAGES = {
     'failed! Exit code: 1',
     # the driver's multi-line probe failure (NVIDIA/NVSentinel#155)
     'NVRM: fallen off the bus and is not responding to commands.',
+    # NCCL's ncclGetErrorString texts (NVIDIA/nccl#975, NVIDIA/nccl#1410)
+    'ncclSystemError: System call (e.g. socket, malloc) or external library '
+    'call failed or device error.',
+    'ncclUnhandledCudaError: Call to CUDA function failed.',
+    # torch elastic's summary header (torch/distributed/elastic/multiprocessing/errors)
+    'torch.distributed.elastic.multiprocessing.errors.ChildFailedError:',
 }
 
 # Leading prefixes a log line may carry, stripped repeatedly (in any order).
