@@ -2,7 +2,9 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "model/diagnosis.h"
@@ -25,6 +27,11 @@ struct FilterContext {
   // kernel-only message missing from it while inside this span was not
   // written by the kernel.
   std::map<std::string, SourceSpan> kernel_spans;
+  // Xids set aside as older than the job or the node's boot, per (node,
+  // device, "xid:<code>"), by the second they were logged (a message in
+  // both kernel.log and syslog counts once): a GPU's history, not this
+  // job's evidence.
+  std::map<std::tuple<std::string, std::string, std::string>, std::set<TimeUs>> prior_faults;
 };
 
 }  // namespace ff

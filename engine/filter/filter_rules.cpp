@@ -288,14 +288,22 @@ class JobWindow : public FilterRule {
                     FilterContext& ctx) {
     if (e.ignored) return;
     const auto& s = ctx.rules.settings;
+    // A GPU's earlier Xids are its history (see recurring_xid).
+    auto history = [&] {
+      if (e.kind == "xid" && !e.device.empty() && !e.node.empty() && latest)
+        ctx.prior_faults[{e.node, e.device, "xid:" + e.field("code")}].insert(*latest /
+                                                                              kUsPerSecond);
+    };
     if (auto ni = ctx.job.node_info.find(e.node); ni != ctx.job.node_info.end() &&
                                                   ni->second.boot_time && latest &&
                                                   *latest < *ni->second.boot_time) {
+      history();
       ignore_event(e, "before the node's last boot (" + format_time(*ni->second.boot_time) + ")");
       return;
     }
     if (ctx.job.start_time && latest &&
         *latest < *ctx.job.start_time - static_cast<TimeUs>(s.window_before_start_s * 1e6)) {
+      history();
       ignore_event(e, "before the job started");
       return;
     }
@@ -459,10 +467,12 @@ class Provenance : public FilterRule {
     if (e.node.empty()) return false;
     auto it = ctx.kernel_spans.find(e.node);
     if (it == ctx.kernel_spans.end() || !it->second.lines) return false;
+    // Only a span known at both ends can vouch for a missing line: a kernel
+    // log without readable times (raw dmesg seconds and no boot time) or an
+    // event without bounds says nothing either way.
     const SourceSpan& span = it->second;
-    if (span.first && e.latest && *e.latest < *span.first) return false;    // before the log starts
-    if (span.last && e.earliest && *e.earliest > *span.last) return false;  // after it ends
-    return true;
+    if (!span.first || !span.last || !e.earliest || !e.latest) return false;
+    return *span.first <= *e.latest && *e.earliest <= *span.last;
   }
 };
 

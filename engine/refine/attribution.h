@@ -46,6 +46,7 @@ struct Candidate {
   int score = 0;                // strength*10 + cause bonus, decides the meaning within a group
   bool corroborated = false;
   bool from_state = false;  // implied by the scheduler state alone, no log line
+  int alternative_of = 0;   // another reading of that candidate's fault (0: none)
   CandidateStatus status = CandidateStatus::kCandidate;
   std::string note;
 };

@@ -183,7 +183,10 @@ class BuildCandidates : public CorrelationRule {
     for (std::size_t i = 0; i < a.events.size(); ++i) {
       const Event& e = a.events[i];
       const KindInfo* ki = ctx.rules.kind(e.kind);
-      if (!e.ignored && ki && ki->role == Role::kFault && !a.chained.count(i)) faults.push_back(i);
+      if (e.ignored || !ki || ki->role != Role::kFault || a.chained.count(i)) continue;
+      // A fault about a peer is the peer's; unresolved, it names nobody.
+      if (ki->blames_peer && e.field("peer_node").empty()) continue;
+      faults.push_back(i);
     }
     std::sort(faults.begin(), faults.end(), [&](std::size_t x, std::size_t y) {
       return event_time_less(a.events[x], a.events[y]);
@@ -192,7 +195,7 @@ class BuildCandidates : public CorrelationRule {
     for (std::size_t i : faults) {
       const Event& e = a.events[i];
       const KindInfo* ki = ctx.rules.kind(e.kind);
-      std::string node = ki->job_scope ? "" : e.node;
+      std::string node = ki->job_scope ? "" : ki->blames_peer ? e.field("peer_node") : e.node;
       Candidate* target = nullptr;
       for (auto& c : a.candidates) {
         if (c.node != node) continue;
@@ -232,12 +235,15 @@ class BuildCandidates : public CorrelationRule {
       const Event& h = a.events[c.head];
       c.kind = h.kind;
       c.code = h.field("code");
-      c.device = h.device;
-      c.rank = h.rank;
+      const KindInfo* hk = ctx.rules.kind(h.kind);
+      bool about_peer = hk && hk->blames_peer;  // the reporter's rank and GPU are not the peer's
+      c.device = about_peer ? "" : h.device;
+      c.rank = about_peer ? -1 : h.rank;
       for (std::size_t i : c.events) {
         const Event& e = a.events[i];
-        if (c.rank < 0 && e.rank >= 0) c.rank = e.rank;
-        if (c.device.empty() && !e.device.empty() && e.kind != "xid") c.device = e.device;
+        if (c.rank < 0 && e.rank >= 0 && !about_peer) c.rank = e.rank;
+        if (c.device.empty() && !e.device.empty() && e.kind != "xid" && !about_peer)
+          c.device = e.device;
         const KindInfo* ki = ctx.rules.kind(e.kind);
         if (i != c.head && ki && !ki->corroborates.empty() && ki->corroborates == c.meaning.domain)
           c.corroborated = true;
@@ -265,6 +271,56 @@ class BuildCandidates : public CorrelationRule {
         if (e.trusted && !a.events[c.head].trusted && e.kind == a.events[c.head].kind) c.head = i;
         break;
       }
+    }
+  }
+};
+
+// 1b. An application-induced Xid (an MMU fault, a graphics exception) that
+//     the same GPU logged for other programs before this job began (events
+//     set aside as stale, counted by the job_window filter) may be the GPU's
+//     own fault: the same fault read as the GPU's is an alternative
+//     candidate, so the verdict cannot blame the application alone.
+class RecurringXid : public CorrelationRule {
+ public:
+  const char* name() const override { return "recurring_xid"; }
+  void apply(Attribution& a, FilterContext& ctx) override {
+    const double min = ctx.rules.settings.recurring_xid_min;
+    if (min <= 0) return;
+    std::size_t n = a.candidates.size();
+    for (std::size_t k = 0; k < n; ++k) {
+      const Candidate& c = a.candidates[k];
+      if (c.meaning.domain != "application") continue;
+      // The application-induced Xid among the candidate's events, if any.
+      const Event* x = nullptr;
+      for (std::size_t i : c.events) {
+        const Event& e = a.events[i];
+        if (e.kind == "xid" && !e.device.empty() &&
+            ctx.rules.xid(std::atoi(e.field("code").c_str())).cause == "application") {
+          x = &e;
+          break;
+        }
+      }
+      if (!x) continue;
+      auto it = ctx.prior_faults.find({c.node, x->device, "xid:" + x->field("code")});
+      if (it == ctx.prior_faults.end() || static_cast<double>(it->second.size()) < min) continue;
+      const std::string code = x->field("code");
+      Candidate alt = c;
+      alt.device = x->device;
+      alt.id = static_cast<int>(a.candidates.size()) + 1;
+      alt.alternative_of = c.id;
+      alt.kind = "xid_history";
+      alt.meaning = {"Xid " + code + " on this GPU " + std::to_string(it->second.size()) +
+                         " time(s) before this job",
+                     "hardware",
+                     Strength::kMedium,
+                     "gpu",
+                     "gpu.recurring_xid",
+                     "investigate"};
+      alt.score = score_of(alt.meaning);
+      a.reasoning.push_back("Xid " + code + " on " + where(alt) + " was logged " +
+                            std::to_string(it->second.size()) +
+                            " time(s) before this job began: the GPU may be at fault, not the job");
+      a.candidates.push_back(alt);
     }
   }
 };
@@ -396,6 +452,7 @@ class ChooseFirstFault : public CorrelationRule {
           qualifies(*c) && !outlived(*c) && !c->node.empty() && c->meaning.domain != "scheduler";
     Candidate* head = nullptr;
     for (Candidate* c : order) {
+      if (c->alternative_of) continue;  // judged with the candidate it reads differently
       if (c->meaning.strength == Strength::kWeak) {
         c->status = CandidateStatus::kWeak;
         continue;
@@ -432,6 +489,15 @@ class ChooseFirstFault : public CorrelationRule {
         c->status = CandidateStatus::kCandidate;
         c->note = "independent fault on another node before the failure onset";
       }
+    }
+    // Another reading of a fault stands or falls with it.
+    for (Candidate* c : order) {
+      if (!c->alternative_of) continue;
+      const Candidate* o = find_candidate(a, c->alternative_of);
+      bool open =
+          o && (o->status == CandidateStatus::kRoot || o->status == CandidateStatus::kCandidate);
+      c->status = open ? CandidateStatus::kCandidate : o ? o->status : CandidateStatus::kExplained;
+      c->note = "another reading of candidate " + std::to_string(c->alternative_of);
     }
     // Nothing strong enough: the weak candidates from before the onset are
     // all listed, and the verdict cannot be more certain than they are.
@@ -658,6 +724,7 @@ std::vector<std::unique_ptr<CorrelationRule>> make_correlation_rules() {
   std::vector<std::unique_ptr<CorrelationRule>> rules;
   rules.push_back(std::make_unique<ApplyChains>());
   rules.push_back(std::make_unique<BuildCandidates>());
+  rules.push_back(std::make_unique<RecurringXid>());
   rules.push_back(std::make_unique<StateImpliedCause>());
   rules.push_back(std::make_unique<FailureOnset>());
   rules.push_back(std::make_unique<ChooseFirstFault>());

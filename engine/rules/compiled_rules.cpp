@@ -265,6 +265,9 @@ std::shared_ptr<const CompiledRules> compile_rules(const RuleSet& set,
     ki.kernel_only = k.kernel_only;
     ki.shared_cause = k.shared_cause;
     ki.kernel_confirms = k.kernel_confirms;
+    ki.blames_peer = k.blames == "peer";
+    if (k.blames != "node" && k.blames != "peer")
+      errors.push_back({k.where, k.kind, "blames must be node or peer, not '" + k.blames + "'"});
     ki.job_scope = k.scope == "job";
     if (k.scope != "job" && k.scope != "node")
       errors.push_back({k.where, k.kind, "scope must be node or job"});
@@ -322,6 +325,7 @@ std::shared_ptr<const CompiledRules> compile_rules(const RuleSet& set,
       {"onset_tolerance_s", &Settings::onset_tolerance_s},
       {"burst_gap_s", &Settings::burst_gap_s},
       {"survived_fault_s", &Settings::survived_fault_s},
+      {"recurring_xid_min", &Settings::recurring_xid_min},
       {"max_events_per_key", &Settings::max_events_per_key},
       {"max_evidence", &Settings::max_evidence}};
   for (const auto& [key, v] : set.settings) {

@@ -51,6 +51,7 @@ struct KindInfo {
   bool kernel_only = false;      // only the kernel writes it (see kinds.yaml)
   bool shared_cause = false;     // the same fault on several nodes is one cause
   bool kernel_confirms = false;  // the kernel logs it too: set aside without it
+  bool blames_peer = false;      // the fault is the peer's (peer_node), not the reporter's
   Meaning meaning;
 };
 
@@ -85,6 +86,7 @@ struct Settings {
   double onset_tolerance_s = 60;
   double burst_gap_s = 60;
   double survived_fault_s = 1800;
+  double recurring_xid_min = 2;
   double max_events_per_key = 32;
   double max_evidence = 200;
 };

@@ -167,9 +167,9 @@ const std::set<std::string> kPatternKeys = {"name",  "kind",    "sources",  "lit
 const std::set<std::string> kChainKeys = {"name",      "upper", "lower", "same",
                                           "max_gap_s", "root",  "why",   "source"};
 const std::set<std::string> kKindKeys = {
-    "kind",        "role",         "strength",       "scope",        "domain",
-    "sub_domain",  "action",       "label",          "corroborates", "detection_lag_s",
-    "kernel_only", "shared_cause", "kernel_confirms"};
+    "kind",        "role",         "strength",        "scope",        "domain",
+    "sub_domain",  "action",       "label",           "corroborates", "detection_lag_s",
+    "kernel_only", "shared_cause", "kernel_confirms", "blames"};
 const std::set<std::string> kXidKeys = {"code",
                                         "name",
                                         "cause",
@@ -250,6 +250,7 @@ RuleDocument read_rule_text(const std::string& display_name, const std::string& 
         kr.kernel_only = r.boolean(k, "kernel_only", kind, false);
         kr.shared_cause = r.boolean(k, "shared_cause", kind, false);
         kr.kernel_confirms = r.boolean(k, "kernel_confirms", kind, false);
+        if (auto b = r.str(k, "blames", kind, false); !b.empty()) kr.blames = b;
         if (auto lag = k["detection_lag_s"]) {
           try {
             kr.detection_lag_s = lag.as<double>();

@@ -69,6 +69,10 @@ struct KindRule {
   // 48/94/95): reported only by a user-writable source while the node's
   // kernel log covers its time and shows no such fault, it is set aside.
   bool kernel_confirms = false;
+  // node (default) | peer: a fault reported about another node (a connect
+  // that found no route to it) is that node's, resolved from the peer's
+  // address; without a resolved peer it names no cause.
+  std::string blames = "node";
   RuleLocation where;
 };
 

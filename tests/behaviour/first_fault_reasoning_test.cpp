@@ -339,3 +339,49 @@ TEST(Decisions, TheSameHardwareFaultOnTwoNodesStaysTwoCauses) {
   json d = analyze(inc);
   EXPECT_EQ(d["verdict"], "ambiguous");
 }
+
+TEST(Decisions, NoRouteToAPeerBlamesThePeerNotTheReporter) {
+  // Ranks on n1 cannot reach n2's bootstrap address: n2's network, not n1.
+  TempIncident inc;
+  inc.write("job.json", job_json("FAILED"));
+  inc.write(
+      "nodes/n1/app.log",
+      "n1:100:100 [0] NCCL INFO Bootstrap : Using ib0:10.9.0.1<0>\n"
+      "n1:100:190 [0] misc/socket.cc:533 NCCL WARN socketPollConnect: Connect to "
+      "10.9.0.2<41873> returned 113(No route to host) errno 115(Operation now in progress)\n");
+  inc.write("nodes/n2/app.log", "n2:200:200 [0] NCCL INFO Bootstrap : Using ib0:10.9.0.2<0>\n");
+  json d = analyze(inc);
+  EXPECT_EQ(d["verdict"], "attributed") << d["reasoning"];
+  EXPECT_EQ(d["domain"], "network");
+  EXPECT_EQ(root_nodes(d), std::set<std::string>{"n2"});
+  EXPECT_TRUE(d["root_causes"][0]["rank"].is_null());
+}
+
+TEST(Decisions, AnApplicationXidTheGpuLoggedBeforeIsAlsoTheGpus) {
+  // Xid 31 (an MMU fault, usually the program's) on a GPU that logged the
+  // same Xid for other programs twice before the job: the program or the GPU.
+  TempIncident inc;
+  inc.write("job.json", job_json("FAILED"));
+  std::string mmu = "MMU Fault: ENGINE GRAPHICS GPCCLIENT_T1_0 faulted @ 0x7f21_4c9e8000.";
+  inc.write("nodes/n2/syslog",
+            "Oct 31 08:11:02 n2 kernel: NVRM: Xid (PCI:0000:2a:00): 31, pid=4411, name=python, " +
+                mmu +
+                "\nOct 31 21:40:12 n2 kernel: NVRM: Xid (PCI:0000:2a:00): 31, pid=9120, "
+                "name=cryosparcw, " +
+                mmu + "\n" + noise(3) + xid_line("10:30:00", "n2", "2a", 31, mmu));
+  json d = analyze(inc);
+  EXPECT_EQ(d["verdict"], "ambiguous") << d["reasoning"];
+  EXPECT_EQ(root_nodes(d), std::set<std::string>{"n2"});
+  std::set<std::string> subs;
+  for (const auto& c : d["candidates"])
+    if (c["status"] == "candidate") subs.insert(c["sub_domain"]);
+  EXPECT_TRUE(subs.count("gpu.recurring_xid")) << d["candidates"];
+
+  // The same Xid without that history is the program's.
+  TempIncident once;
+  once.write("job.json", job_json("FAILED"));
+  once.write("nodes/n2/syslog", noise(3) + xid_line("10:30:00", "n2", "2a", 31, mmu));
+  json d1 = analyze(once);
+  EXPECT_EQ(d1["verdict"], "attributed");
+  EXPECT_EQ(d1["domain"], "application");
+}
