@@ -50,6 +50,8 @@ struct Candidate {
   std::string device;
   std::string domain;
   std::string sub_domain;
+  std::string origin;    // the source kind of the cause's event, "" unknown
+  bool trusted = false;  // "trusted": true, never assumed when absent
 };
 
 std::vector<Candidate> candidates(const json& diagnosis) {
@@ -68,6 +70,9 @@ std::vector<Candidate> candidates(const json& diagnosis) {
     if (c.domain.empty()) c.domain = domain.empty() ? "unknown" : domain;
     c.sub_domain = text_of(rc, "sub_domain");
     if (c.sub_domain.empty()) c.sub_domain = sub_domain.empty() ? c.domain : sub_domain;
+    c.origin = text_of(rc, "origin");
+    auto trusted = rc.find("trusted");
+    c.trusted = trusted != rc.end() && trusted->is_boolean() && trusted->get<bool>();
     out.push_back(std::move(c));
   }
   return out;
@@ -134,17 +139,29 @@ std::vector<DrainDecision> decide_drains(const DrainInput& in, const DrainSettin
               " is in drain.ignore_sub_domains (the job's own doing)");
       continue;
     }
+    // Evidence the job's user could have written (`logger -t kernel 'NVRM:
+    // Xid 79 ...'` lands in syslog; a job prints what it likes) must not
+    // take a node away: only the kernel's own records, root daemons' logs,
+    // slurmctld and metrics drain. A diagnosis without the field (an older
+    // engine) is untrusted.
+    if (!c.trusted) {
+      decline("evidence not from a trusted source (" +
+              (c.origin.empty() ? std::string("origin unknown") : c.origin) + "): not drained");
+      continue;
+    }
     if (systemic.count({self, c.node})) {
       decline("part of a systemic event");
       continue;
     }
     // Blames: distinct failed job attempts with an attributed root cause on
-    // this node in a drain domain, systemic ones set apart. This pass is
-    // one of them even if the store's view has not caught up.
+    // this node in a drain domain, from a trusted source, systemic ones set
+    // apart. This pass is one of them even if the store's view has not
+    // caught up.
     std::map<JobKey, std::int64_t> blamed;  // job attempt -> first seen
     blamed[self] = in.now;
     for (const auto& s : recent) {
       if (s.node != c.node || s.role != "root_cause" || s.verdict != "attributed") continue;
+      if (!s.trusted) continue;
       if (!domains.count(s.domain.empty() ? "unknown" : s.domain)) continue;
       if (ignored.count(s.sub_domain)) continue;
       JobKey key{s.job_id, s.attempt};

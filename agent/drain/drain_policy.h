@@ -31,7 +31,7 @@ struct DrainDecision {
   // drain/would_drain: the Reason for Slurm, "firstfault: <sub_domain>
   // <device> in jobs 12,13,14"; declined: why not.
   std::string reason;
-  int blames = 0;                 // attributed hardware root causes in the window, not systemic
+  int blames = 0;  // attributed, trusted hardware root causes in the window, not systemic
   std::vector<std::string> jobs;  // those job attempts ("12", "12.1"), oldest first
   std::string detail;             // the node state when it was asked; "dry run"
 };
@@ -49,6 +49,9 @@ struct DrainInput {
 
 // One decision per root-cause node of the diagnosis (in its order); none for
 // no_failure or a diagnosis whose causes name no node (time limit, cancel).
+// A node is drained only when its root cause (the first on the node) is
+// `"trusted": true`, and only trusted root causes count as blames: syslog
+// lines and the job's own output can be written by the job's user.
 // `suspects` gives the systemic-event rule (find_suspects) and, when
 // settings.window_days is 0, the window.
 std::vector<DrainDecision> decide_drains(const DrainInput& input, const DrainSettings& settings,

@@ -11,7 +11,8 @@ namespace ff::agent {
 struct DrainSettings {
   bool enabled = false;
   // Drained once blamed in at least this many failed job attempts of the
-  // window (attributed root cause, hardware domain, not systemic).
+  // window (attributed root cause from a trusted source, hardware domain,
+  // not systemic).
   int min_blames = 3;
   int window_days = 0;  // 0: the suspects window (14 days unless configured)
   // At most this many nodes drained (or, dry run, would be) in any hour:

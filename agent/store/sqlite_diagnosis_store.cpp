@@ -32,6 +32,14 @@ std::optional<std::string> text_field(const json& j, const char* key) {
 std::string text_or_empty(const json& j, const char* key) {
   return text_field(j, key).value_or("");
 }
+// A root cause's "trusted": 1 or 0 when the engine said (a JSON bool), NULL
+// when it did not (an older engine): read as untrusted.
+std::optional<std::int64_t> trusted_field(const json& j) {
+  if (!j.is_object()) return std::nullopt;
+  auto it = j.find("trusted");
+  if (it == j.end() || !it->is_boolean()) return std::nullopt;
+  return it->get<bool>() ? 1 : 0;
+}
 std::int64_t int_field(const json& j, const char* key, std::int64_t fallback) {
   if (!j.is_object()) return fallback;
   auto it = j.find(key);
@@ -302,7 +310,8 @@ class SqliteDiagnosisStore final : public DiagnosisStore {
     ReadAccess r = reading();
     auto st = r.db.cached(
         "SELECT job_id, attempt, diagnosis_id, seen_at, verdict, role, domain, sub_domain, node, "
-        "device, device_uuid, event FROM suspect_sightings WHERE created_at >= ?1 "
+        "device, device_uuid, event, origin, trusted FROM suspect_sightings "
+        "WHERE created_at >= ?1 "
         "ORDER BY seen_at, job_id, attempt, role, node, device, event, diagnosis_id");
     st->bind(1, since);
     std::vector<Sighting> out;
@@ -320,6 +329,8 @@ class SqliteDiagnosisStore final : public DiagnosisStore {
       s.device = st->column_text(9);
       s.device_uuid = st->column_text(10);
       s.event = st->column_text(11);
+      s.origin = st->column_text(12);
+      s.trusted = st->column_int(13) == 1;
       out.push_back(std::move(s));
     }
     return out;
@@ -468,8 +479,8 @@ class SqliteDiagnosisStore final : public DiagnosisStore {
     for (const auto& r : array_field(d, "root_causes")) {
       auto st = db_.cached(
           "INSERT OR IGNORE INTO root_causes (diagnosis_id, ordinal, node, device, event, code, "
-          "time, summary, domain, sub_domain, device_uuid) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
-          "?8, ?9, ?10, ?11)");
+          "time, summary, domain, sub_domain, device_uuid, origin, trusted) VALUES (?1, ?2, ?3, "
+          "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
       st->bind(1, id)
           .bind(2, ordinal++)
           .bind(3, text_field(r, "node"))
@@ -481,6 +492,8 @@ class SqliteDiagnosisStore final : public DiagnosisStore {
           .bind(9, text_field(r, "domain"))
           .bind(10, text_field(r, "sub_domain"))
           .bind(11, text_field(r, "device_uuid"))
+          .bind(12, text_field(r, "origin"))
+          .bind(13, trusted_field(r))
           .run();
     }
     for (const auto& n : array_field(d, "affected_nodes")) {

@@ -84,14 +84,17 @@ std::vector<Component> components_of(const Sighting& s) {
 
 auto sort_key(const Sighting& s) {
   return std::tie(s.seen_at, s.job_id, s.attempt, s.role, s.node, s.device, s.domain, s.sub_domain,
-                  s.event, s.verdict, s.device_uuid, s.diagnosis_id);
+                  s.event, s.verdict, s.device_uuid, s.trusted, s.origin, s.diagnosis_id);
 }
 
 // How much one sighting says against its component: attributed root cause
-// over candidate over symptom.
+// over candidate over symptom. An attributed root cause on evidence the
+// job's user could have written (a syslog line, the job's output) is only a
+// candidate: `logger -t kernel 'NVRM: Xid 79'` must not make a GPU the top
+// suspect.
 int strength(const Sighting& s) {
   if (s.role != "root_cause") return kSymptomWeight;
-  return s.verdict == "attributed" ? kAttributedWeight : kCandidateWeight;
+  return s.verdict == "attributed" && s.trusted ? kAttributedWeight : kCandidateWeight;
 }
 
 SuspectJob job_of(const Sighting& s, bool systemic) {
@@ -104,6 +107,7 @@ SuspectJob job_of(const Sighting& s, bool systemic) {
   j.event = s.event;
   j.seen_at = s.seen_at;
   j.systemic = systemic;
+  j.trusted = s.role == "root_cause" && s.trusted;
   return j;
 }
 

@@ -20,7 +20,8 @@ json job_json(const SuspectJob& j) {
           {"sub_domain", null_if_empty(j.sub_domain)},
           {"event", null_if_empty(j.event)},
           {"seen_at", j.seen_at},
-          {"systemic", j.systemic}};
+          {"systemic", j.systemic},
+          {"trusted", j.trusted}};
 }
 
 // A node of a busy cluster appears in hundreds of jobs: the newest

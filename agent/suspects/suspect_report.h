@@ -28,6 +28,13 @@ struct Sighting {
   std::string device;       // "" for the node itself
   std::string device_uuid;  // GPU UUID when job.json knew it, else ""
   std::string event;        // root cause event (xid, ib.link_down) or symptom kind
+  // A root cause's provenance (diagnosis root_causes[].origin/trusted): the
+  // source kind of its event, and whether the job's user could not have
+  // written it (kernel ring buffer, root daemons, slurmctld, metrics). False
+  // for syslog files and the job's output, for symptoms, and for a
+  // diagnosis without the field (an older engine).
+  std::string origin;
+  bool trusted = false;
 };
 
 struct SuspectSettings {
@@ -60,11 +67,14 @@ struct SuspectJob {
   std::string event;
   std::int64_t seen_at = 0;
   bool systemic = false;  // part of a SystemicEvent: not counted in jobs or score
+  bool trusted = false;   // a root cause from a source the job's user cannot write
 };
 
 // Score of one suspect: per distinct job attempt (systemic ones excepted),
-// 4 when it was an attributed root cause, 2 an ambiguous (or unattributed)
-// candidate, 1 when it only had active symptoms.
+// 4 when it was an attributed root cause from a trusted source, 2 an
+// ambiguous (or unattributed) candidate or an attributed root cause whose
+// evidence the job's user could have written (syslog, the job's output),
+// 1 when it only had active symptoms.
 constexpr int kAttributedWeight = 4;
 constexpr int kCandidateWeight = 2;
 constexpr int kSymptomWeight = 1;
@@ -77,7 +87,7 @@ struct Suspect {
   std::string device_uuid;
   int jobs = 0;             // distinct failed job attempts
   int root_cause_jobs = 0;  // ... in which it was a root cause
-  int attributed_jobs = 0;  // ... of those, attributed (certain)
+  int attributed_jobs = 0;  // ... of those, attributed (certain) on trusted evidence
   int symptom_jobs = 0;     // ... in which it only had active symptoms
   // A node only: jobs whose cause on this node was one of its devices that
   // is a flagged suspect of its own. They count in `jobs` but not in the

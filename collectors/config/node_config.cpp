@@ -5,17 +5,22 @@
 #include <spdlog/spdlog.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <set>
 
 #include "sources/journal_reader.h"
+#include "sources/kmsg_reader.h"
 
 namespace ff::collect {
 namespace {
 
 const std::vector<std::pair<std::string, std::vector<std::string>>>& default_sources() {
   static const std::vector<std::pair<std::string, std::vector<std::string>>> sources = {
-      {"kernel", {"/var/log/kern.log*"}},
-      {"syslog", {"/var/log/syslog*", "/var/log/messages*"}},
+      // The kernel's own records only: the engine trusts this kind as
+      // evidence no user can write. kern.log is rsyslog's file, fed from
+      // /dev/log as well (`logger -p kern.err` writes it): syslog.
+      {"kernel", {kKmsgPath}},
+      {"syslog", {"/var/log/syslog*", "/var/log/messages*", "/var/log/kern.log*"}},
       {"fabricmanager", {"/var/log/fabricmanager.log*"}},
       {"slurmd", {"/var/log/slurm/slurmd.log*"}}};
   return sources;
@@ -84,6 +89,8 @@ void read_sources(const std::filesystem::path& path, const YAML::Node& node, Nod
       std::string error;
       if (is_journal_entry(entry) && !parse_journal_entry(entry, error))
         fail(path, g.Mark(), "'sources." + kind + "': " + error);
+      if (kind == "kernel" && !kernel_records_only(entry, error))
+        fail(path, g.Mark(), "'sources.kernel': " + error);
       source.globs.push_back(std::move(entry));
     };
     if (item.second.IsScalar()) {
@@ -98,6 +105,31 @@ void read_sources(const std::filesystem::path& path, const YAML::Node& node, Nod
 }
 
 }  // namespace
+
+bool kernel_records_only(const std::string& entry, std::string& error) {
+  if (entry == kKmsgPath) return true;
+  if (is_journal_entry(entry)) {
+    std::string parse_error;
+    auto selection = parse_journal_entry(entry, parse_error);
+    bool kernel_only = selection && !selection->any_of.empty();
+    if (selection)
+      for (const auto& conjunction : selection->any_of)
+        kernel_only = kernel_only && std::find(conjunction.begin(), conjunction.end(),
+                                               "_TRANSPORT=kernel") != conjunction.end();
+    if (kernel_only) return true;
+    error = "'" + entry +
+            "' selects more than the kernel's own records (_TRANSPORT=kernel): a user's "
+            "`logger -t kernel` line would pass for the kernel's; use journal:kernel, or list "
+            "it under 'syslog'";
+    return false;
+  }
+  error = "'" + entry +
+          "' is a file: the kernel source holds only the kernel's own records (/dev/kmsg, "
+          "journal:kernel), which the engine trusts; a log file such as kern.log is written by "
+          "the syslog daemon, which takes lines from any user (`logger -p kern.err`): list it "
+          "under 'syslog'";
+  return false;
+}
 
 std::string expand_node_name(const std::string& text, const std::string& node) {
   return ff::expand_node_name(text, node);

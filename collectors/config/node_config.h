@@ -20,7 +20,9 @@ struct RetryPolicy {
 };
 
 struct SourceGlobs {
-  std::string kind;  // kernel, syslog, fabricmanager, slurmd
+  // kernel, syslog, fabricmanager, slurmd. kernel: /dev/kmsg and journal
+  // selections of _TRANSPORT=kernel only (kernel_records_only).
+  std::string kind;
   // %n already replaced. Besides paths: /dev/kmsg, and "journal:..." entries
   // (sources/journal_reader.h) read from the systemd journal.
   std::vector<std::string> globs;
@@ -65,6 +67,14 @@ NodeConfig default_node_config(const std::string& node);
 // still collects); a file that exists but is wrong throws ConfigError naming
 // the file and line.
 NodeConfig load_node_config(const std::filesystem::path& path, const std::string& node);
+
+// May `entry` stand in the `kernel` source? That kind is the engine's
+// trusted kernel evidence, so it holds the kernel's own records only:
+// /dev/kmsg, or a journal selection of _TRANSPORT=kernel entries
+// ("journal:kernel", "journal:_TRANSPORT=kernel"). A file (kern.log, which
+// rsyslog also fills from /dev/log) or a wider journal selection is refused
+// with `error` saying why.
+bool kernel_records_only(const std::string& entry, std::string& error);
 
 // "%n" → node name, everywhere in `text`.
 std::string expand_node_name(const std::string& text, const std::string& node);

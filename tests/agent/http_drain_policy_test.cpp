@@ -4,6 +4,10 @@
 // NodeName=gpu-a02 State=DRAIN Reason=firstfault: ...`, each its own argument
 // (a recording scontrol writes its argument vector NUL-separated), and both
 // decisions are in drain_actions.
+// The example has its Xid in gpu-a02's syslog, which a user can write
+// (`logger -t kernel`): the engine marks that root cause "trusted": false
+// and it drains nothing. Moved into the node's kernel log (what the
+// collector's `kernel` source holds: the kernel's own records), it drains.
 #include <gtest/gtest.h>
 
 #include "agent_process.h"
@@ -52,10 +56,29 @@ std::vector<std::vector<std::string>> updates(const fs::path& dir) {
   return out;
 }
 
-// The example's bundles as job `job_id`.
-std::vector<Bundle> xid79_job(const std::string& job_id, long long stamp) {
+// The example's bundles as job `job_id`. from_kernel: gpu-a02's Xid line
+// leaves its syslog for nodes/gpu-a02/kernel.
+std::vector<Bundle> xid79_job(const std::string& job_id, long long stamp, bool from_kernel = true) {
   auto bundles = example_bundles("01-xid79-fallen-off-bus", "epilog", stamp);
   for (auto& b : bundles) {
+    if (from_kernel && b.node == "gpu-a02") {
+      std::string kernel;
+      for (auto& [name, content] : b.files) {
+        if (name != "nodes/gpu-a02/syslog") continue;
+        std::string kept;
+        std::size_t start = 0;
+        while (start < content.size()) {
+          std::size_t end = content.find('\n', start);
+          end = end == std::string::npos ? content.size() : end + 1;
+          std::string line = content.substr(start, end - start);
+          (line.find("NVRM: Xid") != std::string::npos ? kernel : kept) += line;
+          start = end;
+        }
+        content = kept;
+      }
+      EXPECT_FALSE(kernel.empty()) << "no Xid line in the example's syslog";
+      b.files.emplace_back("nodes/gpu-a02/kernel", kernel);
+    }
     b.job_id = job_id;
     b.bundle_id = b.node + "-" + job_id + "-" + std::to_string(stamp++);
     for (auto& [name, content] : b.files)
@@ -101,6 +124,9 @@ TEST(AgentDrain, SecondGpuFaultOnANodeDrainsIt) {
   ASSERT_TRUE(wait_for_rows(agent, "job_id = '48214'")) << agent.log();
   auto d = wait_for_diagnosis(client, "48214");
   ASSERT_TRUE(d);
+  // The engine's provenance of the root cause (the Xid from the kernel log).
+  EXPECT_EQ((*d)["root_causes"][0]["origin"], "kernel") << d->dump(1);
+  EXPECT_EQ((*d)["root_causes"][0]["trusted"], true) << d->dump(1);
   std::string device = (*d)["root_causes"][0]["device"];
   std::string reason = "firstfault: gpu.fallen_off_bus " + device + " in jobs 48213,48214";
   EXPECT_EQ(drain_rows(agent,
@@ -115,6 +141,31 @@ TEST(AgentDrain, SecondGpuFaultOnANodeDrainsIt) {
   EXPECT_EQ(calls[0], (std::vector<std::string>{"update", "NodeName=gpu-a02", "State=DRAIN",
                                                 "Reason=" + reason}));
   EXPECT_NE(agent.log().find("drain policy: drained gpu-a02"), std::string::npos) << agent.log();
+}
+
+// The example as it is: the Xid only in syslog, twice. Untrusted evidence
+// neither drains nor counts as a blame, and the decision says why.
+TEST(AgentDrain, XidOnlyInSyslogIsNotDrained) {
+  AgentProcess agent("drain:\n  enabled: true\n  min_blames: 2\n  max_per_hour: 1\n", ended_job());
+  install_recording_scontrol(agent.dir());
+  auto client = agent.client();
+  long long stamp = 1797000000000004000LL;
+  for (const auto& id : {"48213", "48214"}) {
+    for (const auto& b : xid79_job(id, stamp, false)) ASSERT_EQ(upload(client, b)->status, 201);
+    stamp += 1000;
+    ASSERT_TRUE(wait_for_rows(agent, std::string("job_id = '") + id + "'")) << agent.log();
+    auto d = wait_for_diagnosis(client, id);
+    ASSERT_TRUE(d);
+    EXPECT_EQ((*d)["root_causes"][0]["origin"], "syslog") << d->dump(1);
+    EXPECT_EQ((*d)["root_causes"][0]["trusted"], false) << d->dump(1);
+    EXPECT_EQ(drain_rows(agent, std::string("job_id = '") + id +
+                                    "' AND node = 'gpu-a02' AND decision = 'declined' AND "
+                                    "reason = 'evidence not from a trusted source (syslog): not "
+                                    "drained' AND blames = 0"),
+              1)
+        << agent.log();
+  }
+  EXPECT_TRUE(updates(agent.dir()).empty());
 }
 
 // Off by default: the same two jobs drain nothing and record nothing.

@@ -28,11 +28,9 @@ constexpr std::int64_t kDay = 86400;
 json diagnosis(const std::string& verdict, const std::string& domain, const std::string& node,
                const std::string& sub_domain = "") {
   std::string sub = sub_domain.empty() ? domain + ".fault" : sub_domain;
-  json rc = {{"node", node},
-             {"device", "00000000:3B:00.0"},
-             {"event", "xid"},
-             {"domain", domain},
-             {"sub_domain", sub}};
+  json rc = {
+      {"node", node},      {"device", "00000000:3B:00.0"}, {"event", "xid"}, {"domain", domain},
+      {"sub_domain", sub}, {"origin", "kernel"},           {"trusted", true}};
   return {{"verdict", verdict},
           {"domain", domain},
           {"sub_domain", verdict == "ambiguous" ? "ambiguous" : sub},
@@ -50,6 +48,8 @@ Sighting blame(const std::string& job, const std::string& node, std::int64_t at,
   s.sub_domain = domain + ".fault";
   s.node = node;
   s.event = "xid";
+  s.origin = "kernel";
+  s.trusted = true;
   return s;
 }
 
@@ -102,6 +102,49 @@ TEST(DrainPolicy, DrainedAtTheThresholdWithASlurmReason) {
   EXPECT_EQ(d[0].blames, 3);
   EXPECT_EQ(d[0].reason, "firstfault: gpu.fallen_off_bus 00000000:3B:00.0 in jobs 11,12,13");
   EXPECT_EQ(d[0].jobs, (std::vector<std::string>{"11", "12", "13"}));
+}
+
+// Evidence the job's user could have written: `logger -t kernel 'NVRM: Xid
+// 79 ...'` lands in syslog, a job prints anything into its output.
+TEST(DrainPolicy, UntrustedRootCauseIsDeclinedWhateverItsBlames) {
+  auto history =
+      std::vector<Sighting>{blame("11", "n2", kNow - 3 * kDay), blame("12", "n2", kNow - kDay)};
+  for (std::string origin : {"syslog", "app"}) {
+    json d = diagnosis("attributed", "gpu", "n2", "gpu.fallen_off_bus");
+    d["root_causes"][0]["origin"] = origin;
+    d["root_causes"][0]["trusted"] = false;
+    auto out = decide(input(d, history));
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].decision, "declined");
+    EXPECT_EQ(out[0].reason, "evidence not from a trusted source (" + origin + "): not drained");
+  }
+  // No provenance at all (an older engine), or not a bool: untrusted.
+  json d = diagnosis("attributed", "gpu", "n2");
+  d["root_causes"][0].erase("origin");
+  d["root_causes"][0].erase("trusted");
+  auto out = decide(input(d, history));
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].reason, "evidence not from a trusted source (origin unknown): not drained");
+  d["root_causes"][0]["origin"] = "kernel";
+  d["root_causes"][0]["trusted"] = "true";
+  EXPECT_EQ(decide(input(d, history))[0].decision, "declined");
+  // Control: the same with trusted evidence drains.
+  d["root_causes"][0]["trusted"] = true;
+  EXPECT_EQ(decide(input(d, history))[0].decision, "drain");
+}
+
+TEST(DrainPolicy, UntrustedEarlierRootCausesAreNoBlames) {
+  auto history =
+      std::vector<Sighting>{blame("11", "n2", kNow - 3 * kDay), blame("12", "n2", kNow - kDay)};
+  for (auto& s : history) {
+    s.origin = "syslog";
+    s.trusted = false;
+  }
+  auto out = decide(input(diagnosis("attributed", "gpu", "n2"), history));
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].decision, "declined");
+  EXPECT_EQ(out[0].reason, "blamed 1 of 3 times in 14 days");
+  EXPECT_EQ(out[0].blames, 1);
 }
 
 TEST(DrainPolicy, BlamesOfOtherNodesAndOtherDomainsDoNotCount) {

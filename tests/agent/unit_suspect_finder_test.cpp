@@ -30,6 +30,8 @@ Sighting root(const std::string& job, std::int64_t at, const std::string& node,
   s.node = node;
   s.device = device;
   s.event = domain == "gpu" ? "xid" : "ib.link_down";
+  s.origin = "kernel";  // the kernel's own record: trusted
+  s.trusted = true;
   return s;
 }
 
@@ -215,6 +217,37 @@ TEST(SuspectFinder, AmbiguousCountsForEachCandidateButLessThanAttributed) {
   EXPECT_LT(n5->score, n8->score);
   EXPECT_EQ(r.suspects.front().id, "n8");
   EXPECT_TRUE(n5->flagged);
+}
+
+// An attributed root cause on evidence the job's user could have written
+// (syslog, the job's output) weighs as a candidate, not as a certainty:
+// `logger -t kernel 'NVRM: Xid 79'` three times must not outrank a GPU the
+// kernel itself blamed three times.
+TEST(SuspectFinder, UntrustedAttributedRootCausesCountAsCandidates) {
+  std::vector<Sighting> s;
+  for (int i = 0; i < 3; ++i) {
+    Sighting forged =
+        root(std::to_string(800 + i), kT0 + i * kDay, "n3", "00000000:3B:00.0", "gpu");
+    forged.origin = "syslog";
+    forged.trusted = false;
+    s.push_back(forged);
+    s.push_back(root(std::to_string(900 + i), kT0 + i * kDay + 1, "n4", "00000000:3B:00.0", "gpu"));
+  }
+  auto r = find_suspects(s, {}, kT0, kT0 + 14 * kDay);
+  const Suspect* n3 = find(r, "n3/00000000:3B:00.0");
+  const Suspect* n4 = find(r, "n4/00000000:3B:00.0");
+  ASSERT_TRUE(n3 && n4);
+  EXPECT_EQ(n3->root_cause_jobs, 3);
+  EXPECT_EQ(n3->attributed_jobs, 0);
+  EXPECT_EQ(n3->score, 3 * kCandidateWeight);
+  EXPECT_TRUE(n3->flagged);  // still listed: three failed jobs
+  EXPECT_EQ(n4->attributed_jobs, 3);
+  EXPECT_EQ(n4->score, 3 * kAttributedWeight);
+  EXPECT_EQ(r.suspects.front().id, "n4/00000000:3B:00.0");
+  for (const auto& j : n3->job_list) EXPECT_FALSE(j.trusted);
+  for (const auto& j : n4->job_list) EXPECT_TRUE(j.trusted);
+  auto json = suspects_to_json(r, false);
+  EXPECT_EQ(json["suspects"][0]["job_list"][0]["trusted"], true) << json.dump(1);
 }
 
 TEST(SuspectFinder, ComponentKinds) {

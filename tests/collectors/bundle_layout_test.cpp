@@ -22,9 +22,12 @@ class BundleLayout : public ::testing::Test {
     config = default_node_config("n2");
     config.spool = dir / "spool";
     config.timezone = "UTC";
-    config.sources = {{"kernel", {(dir / "log/kern.log*").string()}},
-                      {"syslog", {(dir / "log/syslog*").string()}},
-                      {"fabricmanager", {(dir / "log/fabricmanager.log*").string()}}};
+    // kernel: the node's journal of _TRANSPORT=kernel entries, absent here.
+    config.journal_directory = (dir / "journal").string();
+    config.sources = {
+        {"kernel", {"journal:kernel"}, config.journal_directory},
+        {"syslog", {(dir / "log/syslog*").string(), (dir / "log/kern.log*").string()}},
+        {"fabricmanager", {(dir / "log/fabricmanager.log*").string()}}};
     std::filesystem::path job = dir / "spool/jobs/12";
     testing::write_file(job / "alloc-batch.json",
                         R"({"job_id":"12","step":"batch","node":"n2","restart_count":0,)"

@@ -18,9 +18,12 @@ TEST(NodeConfig, MissingFileGivesTheContractDefaults) {
   EXPECT_EQ(c.max_bundle_bytes, 67108864u);
   EXPECT_FALSE(c.collect_on_success);
   ASSERT_EQ(c.sources.size(), 4u);
+  // kernel: the kernel's own records only; kern.log is a syslog file.
+  EXPECT_EQ(c.sources[0].kind, "kernel");
+  EXPECT_EQ(c.sources[0].globs, (std::vector<std::string>{"/dev/kmsg"}));
   EXPECT_EQ(c.sources[1].kind, "syslog");
-  EXPECT_EQ(c.sources[1].globs,
-            (std::vector<std::string>{"/var/log/syslog*", "/var/log/messages*"}));
+  EXPECT_EQ(c.sources[1].globs, (std::vector<std::string>{"/var/log/syslog*", "/var/log/messages*",
+                                                          "/var/log/kern.log*"}));
 }
 
 TEST(NodeConfig, ContractExampleWithNodeName) {
@@ -33,7 +36,7 @@ max_bundle_bytes: 1048576
 retry: {initial_s: 1, max_s: 60, give_up_after_s: 3600}
 collect_on_success: true
 sources:
-  kernel: [/var/log/kern.log*, /dev/kmsg]
+  kernel: [/dev/kmsg, "journal:kernel"]
   syslog: /var/log/%n/syslog*
   slurmd: [/var/log/slurm/slurmd.%n.log*]
 )");
@@ -45,6 +48,7 @@ sources:
   EXPECT_EQ(c.retry.max_s, 60);
   EXPECT_TRUE(c.collect_on_success);
   ASSERT_EQ(c.sources.size(), 3u);
+  EXPECT_EQ(c.sources[0].globs, (std::vector<std::string>{"/dev/kmsg", "journal:kernel"}));
   EXPECT_EQ(c.sources[1].globs, (std::vector<std::string>{"/var/log/n2/syslog*"}));
   EXPECT_EQ(c.sources[2].globs, (std::vector<std::string>{"/var/log/slurm/slurmd.n2.log*"}));
 }
@@ -68,6 +72,50 @@ TEST(NodeConfig, ErrorsNameFileAndLine) {
   } catch (const ConfigError& e) {
     EXPECT_NE(std::string(e.what()).find("kind.yaml:2"), std::string::npos) << e.what();
   }
+}
+
+// The kernel kind is the engine's trusted kernel evidence: a file there
+// (kern.log, which rsyslog also fills from /dev/log, so `logger -p
+// kern.err` writes it) or a journal selection wider than _TRANSPORT=kernel
+// would let a user's line pass for the kernel's. Refused with file and line.
+TEST(NodeConfig, KernelTakesOnlyTheKernelsOwnRecords) {
+  TempDir dir;
+  auto error = [&](const std::string& kernel_list) {
+    testing::write_file(
+        dir / "node.yaml",
+        "agent_url: http://h:1\nsources:\n  syslog: [/x]\n  kernel:\n" + kernel_list);
+    try {
+      load_node_config(dir / "node.yaml", "n1");
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  std::string file = (dir / "node.yaml").string();
+  std::string e = error("    - /dev/kmsg\n    - /var/log/kern.log*\n");
+  EXPECT_EQ(e.rfind(file + ":6: 'sources.kernel': '/var/log/kern.log*' is a file", 0), 0u) << e;
+  EXPECT_NE(e.find("list it under 'syslog'"), std::string::npos) << e;
+  // %n expanded, as in the message an operator reads; a scalar form too.
+  e = error("    /var/log/%n/kern.log\n");
+  EXPECT_EQ(e.rfind(file + ":5: 'sources.kernel': '/var/log/n1/kern.log' is a file", 0), 0u) << e;
+  for (std::string wide : {"journal:all", "journal:identifier=kernel", "journal:unit=kernel",
+                           "journal:SYSLOG_FACILITY=0"}) {
+    e = error("    - \"" + wide + "\"\n");
+    EXPECT_EQ(e.rfind(file + ":5: 'sources.kernel': '" + wide +
+                          "' selects more than the kernel's own records",
+                      0),
+              0u)
+        << e;
+    EXPECT_NE(e.find("list it under 'syslog'"), std::string::npos) << e;
+  }
+  for (std::string ok : {"/dev/kmsg", "journal:kernel", "journal:_TRANSPORT=kernel"})
+    EXPECT_EQ(error("    - \"" + ok + "\"\n"), "no error") << ok;
+  // The same entries are fine under syslog.
+  testing::write_file(dir / "node.yaml",
+                      "sources:\n  syslog: [/var/log/kern.log*, \"journal:all\"]\n");
+  NodeConfig c = load_node_config(dir / "node.yaml", "n1");
+  ASSERT_EQ(c.sources.size(), 1u);
+  EXPECT_EQ(c.sources[0].globs, (std::vector<std::string>{"/var/log/kern.log*", "journal:all"}));
 }
 
 }  // namespace

@@ -38,7 +38,7 @@ TEST_F(Coverage, NoPathConfiguredIsMissing) {
 TEST_F(Coverage, UnreadableSourceIsAnError) {
   std::filesystem::create_directories(dir / "kern.log");  // a directory where a file should be
   ::mkfifo((dir / "kern.fifo").c_str(), 0600);            // must not block the collector
-  LogCollection c = collect("kernel", {(dir / "kern.log").string(), (dir / "kern.fifo").string()});
+  LogCollection c = collect("syslog", {(dir / "kern.log").string(), (dir / "kern.fifo").string()});
   EXPECT_EQ(c.coverage.status, "error");
   EXPECT_NE(c.coverage.detail.find("kern.log"), std::string::npos);
   EXPECT_NE(c.coverage.detail.find("kern.fifo"), std::string::npos);

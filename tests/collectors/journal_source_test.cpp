@@ -253,15 +253,16 @@ TEST_F(JournalSource, JournalBeginningInsideTheWindowSaysSo) {
       << c.coverage.detail;
 }
 
+// (Files in syslog: the kernel kind takes the kernel's own records only.)
 TEST_F(JournalSource, FilesAndJournalInOneKind) {
   write_journal(night());
   write_file(dir / "logs/kern.log", "2026-11-02T10:20:00+00:00 n1 kernel: from the file\n");
-  LogCollection c = collect("kernel", {(dir / "logs/kern.log*").string(), "journal:kernel"});
+  LogCollection c = collect("syslog", {(dir / "logs/kern.log*").string(), "journal:kernel"});
   EXPECT_EQ(c.coverage.status, "ok");
   EXPECT_EQ(c.coverage.lines, 3u);
   ASSERT_EQ(c.files.size(), 2u);
-  EXPECT_EQ(c.files[0].rel, "nodes/n1/kernel");
-  EXPECT_EQ(c.files[1].rel, "nodes/n1/kernel-journal");
+  EXPECT_EQ(c.files[0].rel, "nodes/n1/syslog");
+  EXPECT_EQ(c.files[1].rel, "nodes/n1/syslog-journal");
   EXPECT_EQ(c.coverage.detail, "1 file(s) and the journal read");
 }
 
@@ -319,15 +320,16 @@ TEST(JournalConfig, EntriesSitNextToGlobsAndBadOnesAreRefused) {
   write_file(dir / "node.yaml",
              "journal_directory: /var/log/journal/remote-%n\n"
              "sources:\n"
-             "  kernel: [/var/log/kern.log*, \"journal:kernel\"]\n"
+             "  kernel: [/dev/kmsg, \"journal:kernel\"]\n"
              "  slurmd: journal:unit=slurmd.service\n"
-             "  syslog: [journal:all]\n");
+             "  syslog: [/var/log/kern.log*, journal:all]\n");
   NodeConfig config = load_node_config(dir / "node.yaml", "n7");
   EXPECT_EQ(config.journal_directory, "/var/log/journal/remote-n7");
   ASSERT_EQ(config.sources.size(), 3u);
-  EXPECT_EQ(config.sources[0].globs,
-            (std::vector<std::string>{"/var/log/kern.log*", "journal:kernel"}));
+  EXPECT_EQ(config.sources[0].globs, (std::vector<std::string>{"/dev/kmsg", "journal:kernel"}));
   EXPECT_EQ(config.sources[1].globs, (std::vector<std::string>{"journal:unit=slurmd.service"}));
+  EXPECT_EQ(config.sources[2].globs,
+            (std::vector<std::string>{"/var/log/kern.log*", "journal:all"}));
   for (const auto& s : config.sources) EXPECT_EQ(s.journal_directory, "/var/log/journal/remote-n7");
 
   write_file(dir / "bad.yaml", "sources:\n  kernel:\n    - journal:kernel\n    - journal:Unit=x\n");

@@ -31,7 +31,7 @@ TEST(SpoolModes, NothingForOtherUsers) {
                           "\n" +
                           "retry: {initial_s: 0.1, max_s: 0.1, give_up_after_s: 0.5}\n"
                           "timezone: UTC\n"
-                          "sources:\n  kernel: [" +
+                          "sources:\n  syslog: [" +
                           (dir / "log/kern.log*").string() + "]\n");
   std::string env = "SLURM_JOB_ID=12 SLURMD_NODENAME=n2 SLURM_JOB_EXIT_CODE2=1:0 SLURM_JOB_UID=" +
                     std::to_string(::getuid()) +

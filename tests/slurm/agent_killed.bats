@@ -43,7 +43,7 @@ margin_before_s: 20
 margin_after_s: 10
 retry: {initial_s: 1, max_s: 2, give_up_after_s: 0}
 sources:
-  kernel: [$WORK/logs/%n/kern.log]
+  syslog: [$WORK/logs/%n/kern.log]
   slurmd: [$FF_ROOT/log/slurmd-%n.log]
 EOF
 }
@@ -80,7 +80,8 @@ agent_dead() { [[ ! -e /proc/$1 || $(sed 's/.*) //' "/proc/$1/stat" | cut -d' ' 
 all_closed() { [[ $(closed_jobs) -eq $BUNDLES ]]; }
 
 @test "agent SIGKILLed during 100 uploads: acknowledged bundles kept, the rest resent, each stored once" {
-  # Every node has a kernel log of 2 MB, so that 100 uploads take a while.
+  # Every node has a kern.log (a syslog file) of 2 MB, so that 100 uploads
+  # take a while.
   local n i
   for n in n1 n2 n3; do
     mkdir -p "$WORK/logs/$n"

@@ -11,6 +11,7 @@
 #   cluster.sh agent-start | agent-stop
 #   cluster.sh agent-config [FILE]    FILE's settings over agent.yaml (none: the defaults)
 #   cluster.sh inject NODE KIND LINE  append LINE, stamped now, to a node's log
+#                                     (kernel: an entry of the node's kernel journal)
 #   cluster.sh reset-logs             empty every simulated node log
 #
 # Everything lives under FF_CLUSTER_ROOT (default /var/tmp/ffcluster). Must run
@@ -222,11 +223,55 @@ EOF
 
 node_log_files() { echo kern.log syslog fabricmanager.log; }
 
+# A simulated node's kernel ring buffer is a journal directory of
+# _TRANSPORT=kernel entries, <root>/nodes/<n>/journal, as journald keeps
+# what it reads from /dev/kmsg: the collector's `kernel` source takes the
+# kernel's own records only (docs/slurm-path.md section 3), and the agent
+# drains a node on nothing else. kern.log is a syslog file (rsyslog writes
+# it from /dev/log too), listed under `syslog`.
+journal_remote() {
+  local p
+  for p in /lib/systemd/systemd-journal-remote /usr/lib/systemd/systemd-journal-remote; do
+    [[ -x $p ]] && { echo "$p"; return 0; }
+  done
+  return 1
+}
+
+# kernel_record NODE UNIX_USEC MESSAGE: one kernel entry, in a journal file
+# of its own (journal readers merge the files of a directory).
+kernel_record() {
+  local node=$1 usec=$2 message=$3 dir remote boot now_us up_us mono err
+  remote=$(journal_remote) ||
+    die "systemd-journal-remote is not installed (Debian package systemd-journal-remote): no kernel journal"
+  dir=$ROOT/nodes/$node/journal
+  mkdir -p "$dir"
+  boot=$(tr -d '-' </proc/sys/kernel/random/boot_id)
+  now_us=$(date +%s%6N)
+  up_us=$(awk '{ printf "%d", $1 * 1000000 }' /proc/uptime)
+  mono=$((up_us - (now_us - usec)))
+  ((mono > 0)) || mono=1
+  printf '__REALTIME_TIMESTAMP=%s\n__MONOTONIC_TIMESTAMP=%s\n_BOOT_ID=%s\n_TRANSPORT=kernel\n_HOSTNAME=%s\nSYSLOG_IDENTIFIER=kernel\nPRIORITY=3\nMESSAGE=%s\n\n' \
+    "$usec" "$mono" "$boot" "$node" "${message//$'\n'/ }" |
+    "$remote" --output="$dir/kernel-$(date +%s%N).journal" - 2>"$dir/.remote.err" || {
+    err=$(<"$dir/.remote.err")
+    die "systemd-journal-remote could not write $dir: $err"
+  }
+}
+
+# An empty kernel journal: one entry an hour ago, so the journal covers every
+# job window (a journal that begins inside the window is only partly there)
+# without a line in it.
+reset_kernel_journal() {
+  rm -rf "$ROOT/nodes/$1/journal"
+  kernel_record "$1" "$(($(date +%s) - 3600))000000" "firstfault test cluster: $1's kernel journal begins"
+}
+
 create_node_logs() {
   local n f
   for n in "${NODES[@]}"; do
     mkdir -p "$ROOT/nodes/$n" "$ROOT/spool/$n"
     for f in $(node_log_files); do : >"$ROOT/nodes/$n/$f"; done
+    reset_kernel_journal "$n"
   done
 }
 
@@ -410,9 +455,11 @@ max_bundle_bytes: 67108864
 # Short retries: the agent-down test waits for the outbox to drain.
 retry: {initial_s: 1, max_s: 2, give_up_after_s: 600}
 collect_on_success: false
+# Each node's kernel ring buffer (cluster.sh inject NODE kernel).
+journal_directory: $ROOT/nodes/%n/journal
 sources:
-  kernel: [$ROOT/nodes/%n/kern.log*]
-  syslog: [$ROOT/nodes/%n/syslog*]
+  kernel: ["journal:kernel"]
+  syslog: [$ROOT/nodes/%n/syslog*, $ROOT/nodes/%n/kern.log*]
   fabricmanager: [$ROOT/nodes/%n/fabricmanager.log*]
   slurmd: [$ROOT/log/slurmd-%n.log*]
 EOF
@@ -463,7 +510,11 @@ cmd_deploy() {
   write_plugstack
   write_epilog
   local n
-  for n in "${NODES[@]}"; do mkdir -p "$ROOT/spool/$n" "$ROOT/nodes/$n"; done
+  for n in "${NODES[@]}"; do
+    mkdir -p "$ROOT/spool/$n" "$ROOT/nodes/$n"
+    # A cluster root from before the kernel journals gets them here.
+    [[ -d $ROOT/nodes/$n/journal ]] || reset_kernel_journal "$n"
+  done
 }
 
 # --- agent -----------------------------------------------------------------
@@ -520,7 +571,9 @@ cmd_agent_config() {
 
 # Appends one line, stamped with the current time in the file's own format,
 # so the collector's window and the engine's clock see it as it happens.
-#   kernel:        RFC 3164 + dmesg seconds: "Nov 30 05:01:02 n2 kernel: [12345.678901] LINE"
+#   kernel:        an entry of the node's kernel journal (_TRANSPORT=kernel, now)
+#   kern.log:      a syslog file: RFC 3164 + dmesg seconds, "Nov 30 05:01:02 n2 kernel: [12345.678901] LINE"
+#                  (what rsyslog writes, and what `logger -t kernel` can forge)
 #   syslog:        RFC 3164: "Nov 30 05:01:02 n2 LINE" (LINE starts with its tag, "prog[pid]: ")
 #   fabricmanager: "[Nov 30 2026 05:01:02] LINE" (LINE starts with "[ERROR] [tid N] ")
 cmd_inject() {
@@ -530,6 +583,9 @@ cmd_inject() {
   [[ -d $dir ]] || die "no such node: $node"
   case $kind in
     kernel)
+      kernel_record "$node" "$(date +%s%6N)" "$line"
+      return 0 ;;
+    kern.log)
       up=$(cut -d' ' -f1 /proc/uptime)
       stamp="$(date '+%b %e %H:%M:%S') $node kernel: [$(printf '%12.6f' "$up")]"
       file=kern.log ;;
@@ -539,7 +595,7 @@ cmd_inject() {
     fabricmanager)
       stamp="[$(date '+%b %d %Y %H:%M:%S')]"
       file=fabricmanager.log ;;
-    *) die "unknown kind '$kind' (kernel, syslog, fabricmanager)" ;;
+    *) die "unknown kind '$kind' (kernel, kern.log, syslog, fabricmanager)" ;;
   esac
   printf '%s %s\n' "$stamp" "$line" >>"$dir/$file"
 }
@@ -549,6 +605,7 @@ cmd_reset_logs() {
   for n in "${NODES[@]}"; do
     [[ -d $ROOT/nodes/$n ]] || continue
     for f in $(node_log_files); do : >"$ROOT/nodes/$n/$f"; done
+    reset_kernel_journal "$n"
   done
 }
 

@@ -2,7 +2,8 @@
 # The opt-in drain policy (agent.yaml `drain:`) on the real cluster: a node
 # whose GPU failed two jobs is drained by scontrol with a "firstfault:"
 # Reason; a second node the same hour is not (max_per_hour 1); an
-# application failure never drains. The agent runs with a database of its
+# application failure never drains, nor a GPU fault whose only evidence is a
+# syslog line any user can forge (`logger -t kernel 'NVRM: Xid 79 ...'`). The agent runs with a database of its
 # own here (blames from the other tests' jobs must not count) and goes back
 # to the default configuration afterwards.
 
@@ -54,15 +55,17 @@ teardown() {
   return 0
 }
 
-# xid_job NODE: a 3-node job whose GPU on NODE falls off the bus; waits for
-# its final pass and the drain decision about NODE.
+# xid_job NODE [WHERE]: a 3-node job whose GPU on NODE falls off the bus,
+# the Xid in NODE's kernel journal (the kernel's own record, trusted) or,
+# WHERE=kern.log, only in its kern.log (a syslog file); waits for its final
+# pass and the drain decision about NODE.
 xid_job() {
-  local node=$1
+  local node=$1 where=${2:-kernel}
   "$CLUSTER" reset-logs
   rm -f "$WORK"/ready-* "$WORK"/go
   submit hang --export=ALL,FF_FAULTY_NODE="$node" || return 1
   wait_ranks_ready || return 1
-  "$CLUSTER" inject "$node" kernel "$XID_LINE"
+  "$CLUSTER" inject "$node" "$where" "$XID_LINE"
   touch "$WORK/go"
   wait_job_finished "$JOB" || return 1
   wait_final_pass "$JOB" || return 1
@@ -88,6 +91,21 @@ node_field() { scontrol -o show node "$1" | grep -o " $2=[^ ]*" | cut -d= -f2-; 
   run decision "$JOB" "$node"
   echo "decision: $output"
   [ "$output" = "declined|domain application is not hardware|0" ]
+  assert_no_drain
+}
+
+@test "a forged Xid 79 (syslog only) on n1 in two jobs: not drained, the reason says why" {
+  xid_job n1 kern.log
+  [ "$(decision "$JOB" n1)" = "declined|evidence not from a trusted source (syslog): not drained|0" ]
+  # The diagnosis still names n1's GPU; it only says where that came from.
+  [ "$(db "SELECT rc.origin || '|' || rc.trusted FROM root_causes rc JOIN diagnoses d
+           ON d.id = rc.diagnosis_id WHERE d.job_id = '$JOB' AND rc.node = 'n1'
+           ORDER BY d.id DESC LIMIT 1")" = "syslog|0" ]
+  xid_job n1 kern.log
+  run decision "$JOB" n1
+  echo "job $JOB: $output"
+  [ "$output" = "declined|evidence not from a trusted source (syslog): not drained|0" ]
+  [[ $(node_field n1 State) != *DRAIN* ]]
   assert_no_drain
 }
 

@@ -71,7 +71,8 @@ n2_coverage() {
 }
 
 @test "nearly full spool: the bundle goes without the window that did not fit, and coverage says so" {
-  # More kernel lines in n2's window than the spool has room for.
+  # More kern.log lines (a syslog file) in n2's window than the spool has
+  # room for.
   stamp="$(date '+%b %e %H:%M:%S') n2 kernel: [$(printf '%12.6f' "$(cut -d' ' -f1 /proc/uptime)")]"
   awk -v s="$stamp" 'BEGIN { for (i = 0; i < 20000; i++)
       printf "%s mlx5_core 0000:5e:00.0: filler line %06d of a chatty driver, nothing wrong here\n", s, i }' \
@@ -87,12 +88,12 @@ n2_coverage() {
   echo "$log"
   grep -q "warning .*kern.log: window not kept, cannot write .*: No space left on device" <<<"$log"
   # ... and still delivered the Epilog bundle: every node's arrived, so the
-  # final pass ran, and it reports n2's kernel log lost, not healthy.
+  # final pass ran, and it reports n2's syslog (kern.log) lost, not healthy.
   wait_final_pass "$JOB"
   [ -n "$(db "SELECT 1 FROM diagnoses WHERE job_id = '$JOB' AND trigger = 'final'")" ]
   [ -n "$(db "SELECT 1 FROM bundles WHERE job_id = '$JOB' AND node = 'n2' AND pass = 'epilog'")" ]
-  coverage=$(n2_coverage "$JOB" kernel)
-  echo "n2 kernel: $coverage"
+  coverage=$(n2_coverage "$JOB" syslog)
+  echo "n2 syslog: $coverage"
   [[ ${coverage%%|*} == error || ${coverage%%|*} == partial || ${coverage%%|*} == truncated ]]
   [[ $coverage == *"No space left on device"* ]]
 }

@@ -94,6 +94,8 @@ inline nlohmann::json synthetic_diagnosis(const std::string& job_id, const std::
     r["summary"] = "synthetic";
     r["domain"] = c.domain;
     r["sub_domain"] = c.sub_domain;
+    r["origin"] = "kernel";  // the kernel's ring buffer: a source no user writes
+    r["trusted"] = true;
     d["root_causes"].push_back(r);
     if (d["sub_domain"].is_null()) d["sub_domain"] = c.sub_domain;
   }
