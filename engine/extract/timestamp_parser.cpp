@@ -171,10 +171,19 @@ bool set_civil_time(ParsedLine& p, int y, int mo, int d, int h, int m, int sec, 
 ParsedLine parse_line_time(std::string_view s, const TimeContext& ctx) {
   ParsedLine p;
   std::size_t i = 0;
-  // PyTorch prefixes: "[rank3]:" then maybe a glog header in brackets.
-  if (s.size() > 6 && s.compare(0, 5, "[rank") == 0) {
-    std::size_t close = s.find("]:", 5);
+  // torchrun's per-worker prefix ("[default3]:", --tee / log_line_prefix):
+  // what follows is the worker's own line.
+  if (s.size() > 10 && s.compare(0, 8, "[default") == 0) {
+    std::size_t close = s.find("]:", 8);
     if (close != std::string_view::npos && close < 16) {
+      i = close + 2;
+      while (i < s.size() && s[i] == ' ') ++i;
+    }
+  }
+  // PyTorch prefixes: "[rank3]:" then maybe a glog header in brackets.
+  if (s.size() > i + 6 && s.compare(i, 5, "[rank") == 0) {
+    std::size_t close = s.find("]:", i + 5);
+    if (close != std::string_view::npos && close < i + 16) {
       i = close + 2;
       if (i < s.size() && s[i] == '[')
         ++i;

@@ -268,24 +268,74 @@ class InferTime : public FilterRule {
   }
 };
 
-// MAIN 3: events before the node's last boot or outside the job window
+// MAIN 3: a time daemon's correction of a node's clock ("System clock wrong
+// by -241.18 seconds") says the node's earlier lines were that far off:
+// they are shifted by it, so that a node whose clock ran ahead is not read
+// as failing after the others (or after the job ended).
+class ClockStep : public FilterRule {
+ public:
+  const char* name() const override { return "clock_step"; }
+  Phase phase() const override { return Phase::kMain; }
+  void on_stream(std::vector<Event>& events, FilterContext& ctx) override {
+    std::map<std::string, std::vector<std::pair<TimeUs, TimeUs>>> steps;  // node → (when, by)
+    for (const auto& e : events) {
+      if (e.kind != "host.clock_step" || !e.time || e.node.empty()) continue;
+      std::string v = e.field("offset_s").empty() ? e.field("offset_s2") : e.field("offset_s");
+      double off = std::strtod(v.c_str(), nullptr);
+      if (std::fabs(off) < 1.0) continue;  // a slew, not a wrong clock
+      steps[e.node].push_back({*e.time, static_cast<TimeUs>(std::llround(off * 1e6))});
+    }
+    for (auto& [node, list] : steps) {
+      std::sort(list.begin(), list.end());
+      ctx.errors.push_back({"nodes/" + node, 0,
+                            "clock of " + node + " corrected by " +
+                                std::to_string(static_cast<double>(list.front().second) / 1e6) +
+                                " s: its earlier times are shifted by it"});
+    }
+    if (steps.empty()) return;
+    for (auto& e : events) {
+      auto it = steps.find(e.node);
+      if (it == steps.end() || !e.time || e.kind == "host.clock_step" ||
+          (e.source_kind != "kernel" && e.source_kind != "syslog" && e.source_kind != "slurmd" &&
+           e.source_kind != "fabricmanager" && e.source_kind != "app"))
+        continue;
+      // The first correction logged after the line applies to it.
+      for (const auto& [when, by] : it->second) {
+        if (when < *e.time) continue;
+        e.time = *e.time + by;
+        if (e.earliest) e.earliest = *e.earliest + by;
+        if (e.latest) e.latest = *e.latest + by;
+        e.fields["clock_corrected_us"] = std::to_string(by);
+        break;
+      }
+    }
+  }
+};
+
+// MAIN 4: events before the node's last boot or outside the job window
 // (with margins) are stale for this job: only when their whole interval is.
 class JobWindow : public FilterRule {
  public:
   const char* name() const override { return "job_window"; }
   Phase phase() const override { return Phase::kMain; }
+  // Older than the job: decided as lines are read (the bounded store never
+  // holds them). After the job: decided on the whole stream, once clock_step
+  // has corrected a node whose clock ran ahead.
   void on_event(Event& e, FilterContext& ctx) override {
-    if (e.time) check(e, e.time, e.time, ctx);
+    if (e.time) check(e, e.time, e.time, ctx, false);
   }
   void on_stream(std::vector<Event>& events, FilterContext& ctx) override {
-    for (auto& e : events)
+    for (auto& e : events) {
       if (e.time_inferred || (!e.time && (e.earliest || e.latest)))
-        check(e, e.earliest, e.latest, ctx);
+        check(e, e.earliest, e.latest, ctx, true);
+      else if (e.time)
+        check(e, e.time, e.time, ctx, true);
+    }
   }
 
  private:
   static void check(Event& e, const MaybeTime& earliest, const MaybeTime& latest,
-                    FilterContext& ctx) {
+                    FilterContext& ctx, bool after_end) {
     if (e.ignored) return;
     const auto& s = ctx.rules.settings;
     // A GPU's earlier Xids are its history (see recurring_xid).
@@ -307,7 +357,7 @@ class JobWindow : public FilterRule {
       ignore_event(e, "before the job started");
       return;
     }
-    if (ctx.job.end_time && earliest &&
+    if (after_end && ctx.job.end_time && earliest &&
         *earliest > *ctx.job.end_time + static_cast<TimeUs>(s.window_after_end_s * 1e6))
       ignore_event(e, "after the job ended");
   }
@@ -530,6 +580,7 @@ std::vector<std::unique_ptr<FilterRule>> make_filter_rules() {
   rules.push_back(std::make_unique<CollectAddresses>());
   rules.push_back(std::make_unique<DmesgClock>());
   rules.push_back(std::make_unique<InferTime>());
+  rules.push_back(std::make_unique<ClockStep>());
   rules.push_back(std::make_unique<JobWindow>());
   rules.push_back(std::make_unique<GpuScope>());
   rules.push_back(std::make_unique<Dedupe>());

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "agent_process.h"
+#include "recorded_args.h"
 
 namespace {
 
@@ -41,17 +42,7 @@ std::vector<std::vector<std::string>> updates(const fs::path& dir) {
   std::vector<std::vector<std::string>> out;
   for (const auto& e : fs::directory_iterator(dir)) {
     if (e.path().filename().string().rfind("update.", 0) != 0) continue;
-    std::vector<std::string> args;
-    std::string arg;
-    for (char c : read_file(e.path())) {
-      if (c == '\0') {
-        args.push_back(arg);
-        arg.clear();
-      } else {
-        arg += c;
-      }
-    }
-    out.push_back(args);
+    out.push_back(fftest::read_recorded_args(e.path()));
   }
   return out;
 }

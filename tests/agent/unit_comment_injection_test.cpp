@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "recorded_args.h"
 #include "slurm/comment_text.h"
 #include "slurm/slurm_client.h"
 
@@ -48,20 +49,7 @@ class Recorder {
   }
   // The argument vector of the last call of `program`.
   std::vector<std::string> args(const std::string& program) const {
-    std::ifstream in(dir_ / (program + ".args"), std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    std::vector<std::string> out;
-    std::string text = s.str(), arg;
-    for (char c : text) {
-      if (c == '\0') {
-        out.push_back(arg);
-        arg.clear();
-      } else {
-        arg += c;
-      }
-    }
-    return out;
+    return fftest::read_recorded_args(dir_ / (program + ".args"));
   }
   // The payload would have created one of these if any shell had parsed it.
   bool anything_ran() const {

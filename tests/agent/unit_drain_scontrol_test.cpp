@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "recorded_args.h"
 #include "slurm/comment_text.h"
 #include "slurm/slurm_client.h"
 
@@ -46,20 +47,7 @@ class RecordingScontrol {
     return p;
   }
   std::vector<std::string> args() const {
-    std::ifstream in(dir_ / "scontrol.args", std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    std::vector<std::string> out;
-    std::string arg;
-    for (char c : s.str()) {
-      if (c == '\0') {
-        out.push_back(arg);
-        arg.clear();
-      } else {
-        arg += c;
-      }
-    }
-    return out;
+    return fftest::read_recorded_args(dir_ / "scontrol.args");
   }
   bool called() const { return fs::exists(dir_ / "scontrol.args"); }
   bool anything_ran() const {

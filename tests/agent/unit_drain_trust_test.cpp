@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "drain/drain_policy.h"
+#include "recorded_args.h"
 #include "slurm/slurm_client.h"
 #include "store/diagnosis_store.h"
 #include "suspects/time_window.h"
@@ -116,20 +117,7 @@ class DrainTrust : public ::testing::Test {
   }
 
   std::vector<std::string> scontrol_update() const {
-    std::ifstream in(dir_ / "update.args", std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    std::vector<std::string> out;
-    std::string arg;
-    for (char c : s.str()) {
-      if (c == '\0') {
-        out.push_back(arg);
-        arg.clear();
-      } else {
-        arg += c;
-      }
-    }
-    return out;
+    return fftest::read_recorded_args(dir_ / "update.args");
   }
 
   fs::path dir_;

@@ -13,12 +13,6 @@ using namespace fftest;
 
 namespace {
 
-json analyze(const TempIncident& inc, int expect_exit = 0) {
-  auto r = run_firstfault("analyze " + inc.arg() + " --format json");
-  EXPECT_EQ(r.exit_code, expect_exit);
-  return json::parse(r.out);
-}
-
 bool errors_mention(const json& d, const std::string& needle) {
   for (const auto& e : d["errors"])
     if (e.dump().find(needle) != std::string::npos) return true;

@@ -13,19 +13,6 @@ using namespace fftest;
 
 namespace {
 
-json analyze(const TempIncident& inc) {
-  auto r = run_firstfault("analyze " + inc.arg() + " --format json");
-  EXPECT_EQ(r.exit_code, 0);
-  return json::parse(r.out);
-}
-
-std::set<std::string> root_nodes(const json& d) {
-  std::set<std::string> s;
-  for (const auto& rc : d["root_causes"])
-    if (rc["node"].is_string()) s.insert(rc["node"]);
-  return s;
-}
-
 const json* candidate(const json& d, const std::string& event, const std::string& node) {
   for (const auto& c : d["candidates"])
     if (c["event"] == event && c["node"] == node) return &c;
@@ -384,4 +371,20 @@ TEST(Decisions, AnApplicationXidTheGpuLoggedBeforeIsAlsoTheGpus) {
   json d1 = analyze(once);
   EXPECT_EQ(d1["verdict"], "attributed");
   EXPECT_EQ(d1["domain"], "application");
+}
+
+TEST(Intervals, ANodesClockCorrectedByItsTimeDaemonIsReadInTrueTime) {
+  // n2's clock ran 900 s ahead until chrony stepped it: its Xid 79, logged
+  // at 11:03:00 by that clock (after the job ended), happened at 10:48:00,
+  // before the collective n1's watchdog reports began to hang (10:49).
+  TempIncident inc;
+  inc.write("job.json", job_json("FAILED"));
+  inc.write("nodes/n2/syslog",
+            noise(3) + xid_line("11:03:00", "n2", "2a", 79, "GPU has fallen off the bus.") +
+                "Nov  2 11:10:00 n2 chronyd[1702]: System clock wrong by -900.000000 seconds\n");
+  inc.write("nodes/n1/app.log", watchdog_line(0, "10:59:00"));
+  json d = analyze(inc);
+  EXPECT_EQ(d["verdict"], "attributed") << d["reasoning"];
+  EXPECT_EQ(root_nodes(d), std::set<std::string>{"n2"});
+  EXPECT_EQ(d["root_causes"][0]["time"], "2026-11-02T10:48:00Z");
 }

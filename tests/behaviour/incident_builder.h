@@ -1,6 +1,10 @@
 // Small synthetic incidents for behaviour tests.
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 
 #include "run_firstfault.h"
@@ -39,6 +43,21 @@ inline std::string noise(int n) {
   std::string s;
   for (int i = 0; i < n; ++i)
     s += "Nov  2 10:1" + std::to_string(i % 10) + ":00 n1 CRON[1]: (root) CMD (true)\n";
+  return s;
+}
+
+// The diagnosis JSON of an incident (`extra`: more command-line options).
+inline nlohmann::json analyze(const TempIncident& inc, const std::string& extra = "",
+                              int expect_exit = 0) {
+  auto r = run_firstfault("analyze " + inc.arg() + " --format json " + extra);
+  EXPECT_EQ(r.exit_code, expect_exit);
+  return nlohmann::json::parse(r.out);
+}
+
+inline std::set<std::string> root_nodes(const nlohmann::json& d) {
+  std::set<std::string> s;
+  for (const auto& rc : d["root_causes"])
+    if (rc["node"].is_string()) s.insert(rc["node"]);
   return s;
 }
 
