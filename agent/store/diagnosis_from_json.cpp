@@ -65,11 +65,17 @@ Diagnosis diagnosis_from_json(const json& j) {
     r.event = text(v, "event");
     r.code = text(v, "code");
     r.time = time(v, "time");
+    r.earliest = time(v, "earliest");
+    r.latest = time(v, "latest");
     r.summary = text(v, "summary");
     r.evidence = list<int>(v, "evidence");
     r.domain = text(v, "domain");
     r.sub_domain = text(v, "sub_domain");
     r.rank = number(v, "rank", -1);
+    r.related_devices = list<std::string>(v, "related_devices");
+    r.origin = text(v, "origin");
+    r.trusted = v.contains("trusted") && v["trusted"].is_boolean() && v["trusted"].get<bool>();
+    r.provenance = text(v, "provenance");
     return r;
   });
   d.affected_nodes = list<std::string>(j, "affected_nodes");
@@ -89,6 +95,9 @@ Diagnosis diagnosis_from_json(const json& j) {
     e.id = number(v, "id", 0);
     e.time = time(v, "time");
     e.time_inferred = v.value("time_inferred", false);
+    e.earliest = time(v, "earliest");
+    e.latest = time(v, "latest");
+    e.trusted = v.contains("trusted") && v["trusted"].is_boolean() && v["trusted"].get<bool>();
     e.node = text(v, "node");
     e.source = text(v, "source");
     e.line = number<std::uint64_t>(v, "line", 0);
@@ -116,6 +125,8 @@ Diagnosis diagnosis_from_json(const json& j) {
   d.recommended_action = text(j, "recommended_action");
   d.summary = text(j, "summary");
   d.failure_onset = time(j, "failure_onset");
+  d.failure_onset_earliest = time(j, "failure_onset_earliest");
+  d.failure_onset_latest = time(j, "failure_onset_latest");
   d.candidates = objects<CandidateItem>(j, "candidates", [](const json& v) {
     CandidateItem c;
     c.id = number(v, "id", 0);

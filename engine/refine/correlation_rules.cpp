@@ -260,9 +260,6 @@ class BuildCandidates : public CorrelationRule {
       for (auto& c : a.candidates) {
         if (std::find(c.events.begin(), c.events.end(), root) == c.events.end()) continue;
         c.events.push_back(i);
-        std::sort(c.events.begin(), c.events.end(), [&](std::size_t x, std::size_t y) {
-          return event_time_less(a.events[x], a.events[y]);
-        });
         const Event& e = a.events[i];
         if (!e.device.empty() && e.device != c.device &&
             std::find(c.related_devices.begin(), c.related_devices.end(), e.device) ==
@@ -272,6 +269,11 @@ class BuildCandidates : public CorrelationRule {
         break;
       }
     }
+    if (!a.chained.empty())
+      for (auto& c : a.candidates)
+        std::sort(c.events.begin(), c.events.end(), [&](std::size_t x, std::size_t y) {
+          return event_time_less(a.events[x], a.events[y]);
+        });
   }
 };
 
