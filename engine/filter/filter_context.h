@@ -32,6 +32,9 @@ struct FilterContext {
   // both kernel.log and syslog counts once): a GPU's history, not this
   // job's evidence.
   std::map<std::tuple<std::string, std::string, std::string>, std::set<TimeUs>> prior_faults;
+  // Decisions of the filter rules a reader must see in the diagnosis'
+  // reasoning (evidence set aside as forged), in the order they were made.
+  std::vector<std::string> reasoning;
 };
 
 }  // namespace ff

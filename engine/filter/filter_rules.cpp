@@ -467,12 +467,13 @@ class Provenance : public FilterRule {
       const auto& node_faults = it == trusted_faults.end() ? none : it->second;
       if (ki->kernel_only) {
         if (covered && has_trusted_twin(e, node_faults)) continue;  // a copy of a kernel-log line
-        if (covered)
+        if (covered) {
           ignore_event(e, "kernel message found only in " + origin_name(e.source_kind) +
                               ", not in the node's kernel log, which covers its time: not kernel "
                               "evidence (anyone on the node can write " +
                               origin_name(e.source_kind) + ")");
-        else
+          told(ctx, e, "is not in " + e.node + "'s kernel log, which covers its time: set aside");
+        } else
           e.fields["provenance"] =
               "unverified " + origin_name(e.source_kind) + " copy (no kernel log covers it)";
         continue;
@@ -491,13 +492,24 @@ class Provenance : public FilterRule {
         if (same_domain && (!k->time || !e.time || std::llabs(*k->time - *e.time) <= window))
           confirmed = true;
       }
-      if (!confirmed)
+      if (!confirmed) {
         ignore_event(e, "reported only by " + origin_name(e.source_kind) +
                             "; the node's kernel log covers its time and shows no such fault");
+        told(ctx, e,
+             "has no counterpart in " + e.node + "'s kernel log, which covers its time: set aside");
+      }
     }
   }
 
  private:
+  // One reasoning line per node, kind and source kind.
+  void told(FilterContext& ctx, const Event& e, const std::string& what) {
+    if (!said_.insert({e.node, e.kind, e.source_kind}).second) return;
+    ctx.reasoning.push_back(e.kind + " text in " + origin_name(e.source_kind) + " (" + e.source +
+                            ":" + std::to_string(e.line) + ") " + what);
+  }
+  std::set<std::tuple<std::string, std::string, std::string>> said_;
+
   static std::string origin_name(const std::string& kind) {
     if (kind == "app") return "the job's output";
     if (kind == "syslog") return "syslog";

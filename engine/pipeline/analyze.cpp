@@ -336,6 +336,7 @@ AnalyzeResult analyze_incident(const std::filesystem::path& dir, const CompiledR
   build_coverage(job, layout, tally, d.coverage, a.nodes_missing_kernel);
   std::vector<std::string> metric_gaps;
   metrics_coverage(job, metrics, d.coverage, metric_gaps, a.metrics_failed);
+  a.reasoning = ctx.reasoning;  // what the filter rules set aside, and why
   for (auto& rule : make_correlation_rules()) rule->apply(a, ctx);
   if (!metric_gaps.empty() && a.verdict != "attributed" && a.verdict != "no_failure") {
     std::string list;

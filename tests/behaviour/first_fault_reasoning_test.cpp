@@ -129,6 +129,10 @@ TEST(Provenance, ForgedKernelTextInSyslogIsNotEvidence) {
   EXPECT_EQ(d["domain"], "application");
   EXPECT_EQ(root_nodes(d), std::set<std::string>{"n1"});
   EXPECT_TRUE(ignored_with(d, "xid", "n2", "not kernel evidence")) << d["ignored"];
+  bool said = false;
+  for (const auto& r : d["reasoning"])
+    said |= r.get<std::string>().find("not in n2's kernel log") != std::string::npos;
+  EXPECT_TRUE(said) << d["reasoning"];
 }
 
 TEST(Provenance, KernelTextInSyslogWithoutAKernelLogCountsButIsUntrusted) {
