@@ -8,6 +8,7 @@
 #include <map>
 #include <utility>
 
+#include "old_database.h"
 #include "sql_migrations.h"
 #include "store/diagnosis_store.h"
 #include "store_fixture.h"
@@ -58,19 +59,7 @@ TEST(Provenance, StoredAsTheEngineSaidAndReadAsSightings) {
 
 TEST(Provenance, Version4DatabaseGainsTheColumnsAndItsRootCausesAreUntrusted) {
   TempDir tmp;
-  {
-    RawDb raw(tmp.db());
-    for (const auto& m : ff::sql::migrations())
-      if (m.version <= 4) raw.exec(m.text);
-    raw.exec("PRAGMA user_version = 4");
-    raw.exec(
-        "INSERT INTO diagnoses (id, job_id, attempt, pass_no, trigger, created_at, verdict, "
-        "domain, diagnosis_json) VALUES (1, '77', 0, 1, 'final', strftime('%s', 'now'), "
-        "'attributed', 'gpu', '{}')");
-    raw.exec(
-        "INSERT INTO root_causes (diagnosis_id, ordinal, node, device, event, time, domain) "
-        "VALUES (1, 0, 'n4', '00000000:3B:00.0', 'xid', NULL, 'gpu')");
-  }
+  fftest::write_old_database(tmp.db(), 4, "00000000:3B:00.0");
   auto store = DiagnosisStore::open(tmp.db());
   EXPECT_GE(store->schema_version(), 5);
   auto sightings = store->sightings(0);

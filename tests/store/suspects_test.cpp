@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "old_database.h"
 #include "sql_migrations.h"
 #include "store/diagnosis_store.h"
 #include "store_fixture.h"
@@ -251,20 +252,7 @@ TEST_F(Suspects, SqlViewCountsTheSameWindow) {
 // its stored root causes become sightings with no UUID.
 TEST(SuspectsMigration, Version2DatabaseGainsTheColumnAndViews) {
   TempDir tmp;
-  {
-    RawDb raw(tmp.db());
-    for (const auto& m : ff::sql::migrations())
-      if (m.version <= 2) raw.exec(m.text);
-    raw.exec("PRAGMA user_version = 2");
-    raw.exec(
-        "INSERT INTO diagnoses (id, job_id, attempt, pass_no, trigger, created_at, verdict, "
-        "domain, diagnosis_json) VALUES (1, '77', 0, 1, 'final', strftime('%s', 'now'), "
-        "'attributed', 'gpu', '{}')");
-    raw.exec(
-        "INSERT INTO root_causes (diagnosis_id, ordinal, node, device, event, time, domain) "
-        "VALUES (1, 0, 'n4', '" +
-        kGpu + "', 'xid', NULL, 'gpu')");
-  }
+  fftest::write_old_database(tmp.db(), 2, kGpu);
   auto store = DiagnosisStore::open(tmp.db());
   EXPECT_GE(store->schema_version(), 3);
   auto sightings = store->sightings(0);
