@@ -2,6 +2,7 @@
 
 #include <systemd/sd-journal.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -335,7 +336,12 @@ JournalRead read_journal(const std::vector<JournalSelection>& selections,
     result.lines = result.bytes = result.lines_cut = 0;
     return result;
   }
-  if (r < 0) result.error = "reading " + where + " stopped: " + errno_text(r);
+  if (r < 0) {
+    result.error = "reading " + where + " stopped: " + errno_text(r);
+    return result;
+  }
+  result.covered_from = static_cast<TimeUs>(std::max(first, begin));
+  result.covered_until = std::min(static_cast<TimeUs>(end), wall_clock_now_us());
   return result;
 }
 

@@ -51,6 +51,12 @@ struct JournalRead {
   std::string missing;  // no journal there: why (then nothing else is set)
   std::string error;    // could not read it (lines may still be > 0)
   std::string note;     // read, but part of the window was not there
+  // The part of the window the journal covers: from its first entry (or the
+  // window's begin) to the moment it was read (or the window's end). 0 when
+  // not read. The journal is taken to be live: journald writes it as the
+  // kernel logs, so an entry absent inside this span was never logged.
+  TimeUs covered_from = 0;
+  TimeUs covered_until = 0;
 };
 
 // Writes the entries of `selections` (any of them) inside `window` to `out`,

@@ -3,9 +3,11 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 
 namespace ff::collect {
@@ -20,6 +22,7 @@ KmsgRead read_kmsg(const TimeWindow& window, const TimeContext& ctx,
   }
   ::lseek(fd, 0, SEEK_DATA);  // from the oldest record still in the buffer
   std::string text;
+  std::optional<TimeUs> oldest;
   char record[8192];
   for (;;) {
     ssize_t n = ::read(fd, record, sizeof record);
@@ -40,6 +43,7 @@ KmsgRead read_kmsg(const TimeWindow& window, const TimeContext& ctx,
     long long usec = std::atoll(std::string(header.substr(c2 + 1, c3 - c2 - 1)).c_str());
     if (ctx.boot_time) {
       TimeUs t = *ctx.boot_time + usec;
+      if (!oldest) oldest = t;
       if (!window.contains(t)) continue;
     }
     char stamp[40];
@@ -50,6 +54,10 @@ KmsgRead read_kmsg(const TimeWindow& window, const TimeContext& ctx,
     ++result.lines;
   }
   ::close(fd);
+  if (oldest) {
+    result.covered_from = std::max(*oldest, window.begin);
+    result.covered_until = std::min(window.end, wall_clock_now_us());
+  }
   if (result.lines == 0) return result;
   std::FILE* f = std::fopen(out.c_str(), "we");
   if (!f) {

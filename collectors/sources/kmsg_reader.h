@@ -19,6 +19,11 @@ struct KmsgRead {
   std::uint64_t lines = 0;
   std::uint64_t bytes = 0;
   std::string error;
+  // The part of the window the ring buffer covered when read: from its
+  // oldest record still there (or the window's begin) to the moment of the
+  // read (or the window's end). 0 when unknown (no boot time to date it).
+  TimeUs covered_from = 0;
+  TimeUs covered_until = 0;
 };
 
 // Reads what the buffer holds now (non-blocking) and writes the records in

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -32,7 +33,9 @@ LogCollection collect_log_kind(const SourceGlobs& source, const std::string& nod
                                const TimeWindow& window, const TimeContext& ctx,
                                const std::filesystem::path& bundle_root) {
   LogCollection result;
-  result.coverage = {source.kind, node, "missing", 0, ""};
+  result.coverage.collector = source.kind;
+  result.coverage.node = node;
+  result.coverage.status = "missing";
   std::filesystem::path dir = bundle_root / "nodes" / node;
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -114,11 +117,20 @@ LogCollection collect_log_kind(const SourceGlobs& source, const std::string& nod
     result.files.push_back({"nodes/" + node + "/" + name, source.kind, staged_bytes[i], true});
   }
 
+  // What the live sources (ring buffer, journal) cover of the window: the
+  // union of their spans, each read whole.
+  TimeUs covered_from = 0, covered_until = 0;
+  auto cover = [&](TimeUs from, TimeUs until) {
+    if (from <= 0 || until < from) return;
+    covered_from = covered_from ? std::min(covered_from, from) : from;
+    covered_until = std::max(covered_until, until);
+  };
   if (want_kmsg) {
     KmsgRead kmsg = read_kmsg(window, ctx, dir / "dmesg");
     if (!kmsg.error.empty()) {
       errors.push_back(std::string(kKmsgPath) + ": " + kmsg.error);
     } else {
+      cover(kmsg.covered_from, kmsg.covered_until);
       read_ok.push_back(kKmsgPath);
       if (kmsg.lines > 0) {
         result.coverage.lines += kmsg.lines;
@@ -149,6 +161,7 @@ LogCollection collect_log_kind(const SourceGlobs& source, const std::string& nod
     } else {
       if (!jr.error.empty()) errors.push_back(label + ": " + jr.error);
       if (jr.error.empty() || jr.lines > 0) journal_read = true;
+      if (jr.error.empty()) cover(jr.covered_from, jr.covered_until);
       if (!jr.note.empty()) notes.push_back(label + ": " + jr.note);
       if (jr.lines_cut)
         notes.push_back(std::to_string(jr.lines_cut) + " journal line(s) cut to " +
@@ -182,6 +195,10 @@ LogCollection collect_log_kind(const SourceGlobs& source, const std::string& nod
     if (!notes.empty()) c.detail += "; " + join(notes, "; ");
     if (!errors.empty()) c.detail += "; " + join(errors, "; ");
     if (lost) c.status = "truncated";  // some of the window is not in the bundle
+    if (covered_until > 0 && !lost) {
+      c.covers_from = format_time(covered_from);
+      c.covers_until = format_time(covered_until);
+    }
   }
   return result;
 }

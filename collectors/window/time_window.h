@@ -2,6 +2,8 @@
 // configured margins. Log lines are cut to it so a bundle stays small.
 #pragma once
 
+#include <chrono>
+
 #include "model/time.h"
 
 namespace ff::collect {
@@ -12,5 +14,13 @@ struct TimeWindow {
 
   bool contains(TimeUs t) const { return t >= begin && t <= end; }
 };
+
+// The wall clock at the moment a live source (the ring buffer, the journal)
+// is read: nothing it holds is later than that.
+inline TimeUs wall_clock_now_us() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
 
 }  // namespace ff::collect

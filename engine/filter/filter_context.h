@@ -15,7 +15,9 @@ namespace ff {
 
 struct SourceSpan {
   std::uint64_t lines = 0;
-  MaybeTime first, last;  // first and last timestamped lines
+  MaybeTime first, last;    // first and last timestamped lines, or the span its
+                            // collector says it read (coverage covers_from/until)
+  bool read_whole = false;  // the collector read a live source over [first, last]
 };
 
 struct FilterContext {

@@ -528,7 +528,7 @@ class Provenance : public FilterRule {
   static bool kernel_covers(const Event& e, const FilterContext& ctx) {
     if (e.node.empty()) return false;
     auto it = ctx.kernel_spans.find(e.node);
-    if (it == ctx.kernel_spans.end() || !it->second.lines) return false;
+    if (it == ctx.kernel_spans.end() || (!it->second.lines && !it->second.read_whole)) return false;
     // Only a span known at both ends can vouch for a missing line: a kernel
     // log without readable times (raw dmesg seconds and no boot time) or an
     // event without bounds says nothing either way.

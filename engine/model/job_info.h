@@ -34,6 +34,9 @@ struct CollectorCoverage {
   std::string node;
   std::string status;
   std::string detail;
+  // A live source's span as read (incident.md): absent means unknown.
+  MaybeTime covers_from;
+  MaybeTime covers_until;
 };
 
 struct JobInfo {

@@ -295,6 +295,18 @@ AnalyzeResult analyze_incident(const std::filesystem::path& dir, const CompiledR
                             " matched line(s) with an invalid timestamp (kept without time)"});
   }
 
+  // A live kernel source the collector read over a span vouches for that
+  // span even where it holds no line: a kernel that logged nothing in the
+  // job's window is what makes a copy of a kernel message in syslog a copy.
+  for (const auto& c : job.coverage) {
+    if (c.collector != "kernel" || c.node.empty() || !c.covers_from || !c.covers_until) continue;
+    if (c.status != "ok" && c.status != "empty") continue;
+    SourceSpan& span = ctx.kernel_spans[c.node];
+    span.read_whole = true;
+    if (!span.first || *c.covers_from < *span.first) span.first = c.covers_from;
+    if (!span.last || *c.covers_until > *span.last) span.last = c.covers_until;
+  }
+
   // 2–3, metrics: series become events through the metric conditions and
   // meet the same filter rules as log events.
   std::vector<MetricsTally> metrics;

@@ -109,8 +109,16 @@ JobInfo read_job_json(const std::filesystem::path& path, std::vector<ErrorItem>&
     if (auto it = j.find("coverage"); it != j.end() && it->is_array()) {
       for (const auto& c : *it) {
         if (!c.is_object()) continue;
-        job.coverage.push_back(
-            {str_of(c, "collector"), str_of(c, "node"), str_of(c, "status"), str_of(c, "detail")});
+        CollectorCoverage cc;
+        cc.collector = str_of(c, "collector");
+        cc.node = str_of(c, "node");
+        cc.status = str_of(c, "status");
+        cc.detail = str_of(c, "detail");
+        if (c.contains("covers_from") || c.contains("covers_until")) {
+          cc.covers_from = time_of(c, "covers_from", errors);
+          cc.covers_until = time_of(c, "covers_until", errors);
+        }
+        job.coverage.push_back(std::move(cc));
       }
     }
   } catch (const json::exception& e) {

@@ -135,6 +135,40 @@ TEST(Provenance, ForgedKernelTextInSyslogIsNotEvidence) {
   EXPECT_TRUE(said) << d["reasoning"];
 }
 
+TEST(Provenance, AQuietKernelJournalReadOverTheWindowVouchesForIt) {
+  // n2's kernel journal logged nothing during the job (no kernel file in
+  // the bundle), but its collector read it over the whole window and says
+  // so in coverage: the Xid that only syslog has is someone's `logger` line.
+  TempIncident inc;
+  inc.write("job.json",
+            job_json("FAILED", R"(,"coverage":[{"collector":"kernel","node":"n2","status":"empty",
+              "detail":"journal read, no line in the window",
+              "covers_from":"2026-11-02T09:55:00Z","covers_until":"2026-11-02T11:05:00Z"}])"));
+  inc.write("nodes/n2/syslog",
+            noise(3) + xid_line("10:41:07", "n2", "2a", 79, "GPU has fallen off the bus."));
+  inc.write("nodes/n1/app.log", watchdog_line(0, "10:51:08"));
+  json d = analyze(inc);
+  EXPECT_NE(d["verdict"], "attributed") << d["root_causes"];
+  EXPECT_EQ(root_nodes(d).count("n2"), 0u) << d["root_causes"];
+  EXPECT_TRUE(ignored_with(d, "xid", "n2", "not kernel evidence")) << d["ignored"];
+}
+
+TEST(Provenance, AKernelJournalReadOverPartOfTheWindowVouchesForThatPartOnly) {
+  // The journal begins after the Xid's time (rotated, or journald started
+  // late): it cannot say the kernel did not log it.
+  TempIncident inc;
+  inc.write("job.json",
+            job_json("FAILED", R"(,"coverage":[{"collector":"kernel","node":"n2","status":"empty",
+              "detail":"journal read","covers_from":"2026-11-02T10:45:00Z",
+              "covers_until":"2026-11-02T11:05:00Z"}])"));
+  inc.write("nodes/n2/syslog",
+            noise(3) + xid_line("10:41:07", "n2", "2a", 79, "GPU has fallen off the bus."));
+  inc.write("nodes/n1/app.log", watchdog_line(0, "10:51:08"));
+  json d = analyze(inc);
+  EXPECT_EQ(d["verdict"], "attributed");
+  EXPECT_EQ(d["root_causes"][0]["trusted"], false);
+}
+
 TEST(Provenance, KernelTextInSyslogWithoutAKernelLogCountsButIsUntrusted) {
   TempIncident inc;
   inc.write("job.json", job_json("FAILED"));

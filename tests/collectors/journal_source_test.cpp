@@ -223,6 +223,11 @@ TEST_F(JournalSource, NothingInTheWindowIsEmpty) {
   EXPECT_EQ(c.coverage.lines, 0u);
   EXPECT_TRUE(c.files.empty());
   EXPECT_FALSE(std::filesystem::exists(dir / "bundle/nodes/n1/kernel-journal"));
+  // Read over the whole window: a kernel message absent from it was not
+  // logged, which is what sets a forged copy in syslog aside.
+  EXPECT_EQ(c.coverage.covers_from, "2026-11-02T10:00:00Z");
+  EXPECT_EQ(c.coverage.covers_until, "2026-11-02T11:00:00Z");
+  EXPECT_EQ(to_json(c.coverage)["covers_until"], "2026-11-02T11:00:00Z");
 }
 
 TEST_F(JournalSource, NoJournalIsMissingNeverEmpty) {
@@ -237,6 +242,7 @@ TEST_F(JournalSource, NoJournalIsMissingNeverEmpty) {
   c = collect("kernel", {"journal:kernel"});
   EXPECT_EQ(c.coverage.status, "missing");
   EXPECT_NE(c.coverage.detail.find("no journal file"), std::string::npos) << c.coverage.detail;
+  EXPECT_TRUE(c.coverage.covers_until.empty());  // missing vouches for nothing
   // A journal rotated away before the job: no evidence, not a quiet node.
   write_journal({kernel(at("2026-11-02T12:00:00Z"), "later")});
   c = collect("kernel", {"journal:kernel"});
@@ -251,6 +257,8 @@ TEST_F(JournalSource, JournalBeginningInsideTheWindowSaysSo) {
   EXPECT_NE(c.coverage.detail.find("begins at 2026-11-02T10:30:00.000000+00:00, inside the window"),
             std::string::npos)
       << c.coverage.detail;
+  EXPECT_EQ(c.coverage.covers_from, "2026-11-02T10:30:00Z");  // not before its first entry
+  EXPECT_EQ(c.coverage.covers_until, "2026-11-02T11:00:00Z");
 }
 
 // (Files in syslog: the kernel kind takes the kernel's own records only.)
