@@ -10,6 +10,7 @@ packages=(
   python3 gzip
   libsqlite3-dev sqlite3 libcurl4-openssl-dev libcpp-httplib-dev libmunge-dev munge
   libslurm-dev slurm-wlm slurmctld slurmd slurm-client bats curl procps
+  rsyslog inotify-tools  # tests/slurm/hostile_user.bats: real `logger` lines, no open of a target
   debhelper dpkg-dev fakeroot lintian rpm file binutils
   libsystemd-dev systemd-journal-remote  # the collector's journal source and its tests
   prometheus  # tests/sources/prometheus_real_server_test.cpp runs a real Prometheus

@@ -13,6 +13,10 @@
 #   cluster.sh inject NODE KIND LINE  append LINE, stamped now, to a node's log
 #                                     (kernel: an entry of the node's kernel journal)
 #   cluster.sh reset-logs             empty every simulated node log
+#   cluster.sh user                   create the unprivileged job user (ffuser), print its name
+#   cluster.sh syslog-start | syslog-stop
+#                                     a real rsyslogd: each node's /dev/log is a socket,
+#                                     <root>/nodes/<n>/dev-log, written to that node's syslog
 #
 # Everything lives under FF_CLUSTER_ROOT (default /var/tmp/ffcluster). Must run
 # as root: slurmd runs jobs as their user and the Epilog as root.
@@ -371,6 +375,7 @@ cmd_stop() {
   local n
   for n in "${NODES[@]}"; do kill_pidfile "$ROOT/run/slurmd-$n.pid" 15; done
   kill_pidfile "$ROOT/run/slurmctld.pid" 15
+  cmd_syslog_stop
   if ((all)); then
     kill_pidfile /run/munge/munged.pid 10
   fi
@@ -609,8 +614,62 @@ cmd_reset_logs() {
   done
 }
 
+# --- the job's user, and syslog as rsyslog writes it ----------------------
+
+TEST_USER=${FF_TEST_USER:-ffuser}
+
+# An ordinary user, as the jobs of a real cluster's users run: no sudo, no
+# group of Slurm's or root's, its own home. The hostile-user tests submit
+# their jobs as this user.
+cmd_user() {
+  [[ $EUID -eq 0 ]] || die "must run as root"
+  if ! id -u "$TEST_USER" >/dev/null 2>&1; then
+    useradd --create-home --shell /bin/bash --comment "firstfault test job user" "$TEST_USER" ||
+      die "cannot create user $TEST_USER"
+  fi
+  echo "$TEST_USER"
+}
+
+syslog_running() { pid_alive "$ROOT/run/rsyslogd.pid"; }
+
+# One rsyslogd for the three simulated nodes: what a job's `logger` writes to
+# its node's /dev/log (here <root>/nodes/<n>/dev-log, mode 0666 like
+# /dev/log) lands in that node's syslog in the traditional file format, as on
+# a Debian node. Only root-owned daemons write those files; a job reaches
+# them through the socket only, as on a real node.
+cmd_syslog_start() {
+  [[ $EUID -eq 0 ]] || die "must run as root"
+  command -v rsyslogd >/dev/null || die "rsyslogd is not installed (Debian package rsyslog)"
+  syslog_running && return 0
+  local conf=$ROOT/etc/rsyslog.conf n
+  mkdir -p "$ROOT/etc" "$ROOT/run" "$ROOT/rsyslog"
+  {
+    echo 'global(workDirectory="'"$ROOT"'/rsyslog")'
+    echo 'module(load="imuxsock" SysSock.Use="off")'
+    for n in "${NODES[@]}"; do
+      echo 'template(name="'"$n"'" type="string" string="%TIMESTAMP% '"$n"' %syslogtag%%msg:::sp-if-no-1st-sp%%msg:::drop-last-lf%\n")'
+      echo 'ruleset(name="'"$n"'") { action(type="omfile" file="'"$ROOT/nodes/$n/syslog"'" template="'"$n"'" fileCreateMode="0640") }'
+      echo 'input(type="imuxsock" Socket="'"$ROOT/nodes/$n/dev-log"'" Ruleset="'"$n"'" CreatePath="on")'
+    done
+  } >"$conf"
+  rsyslogd -N1 -f "$conf" >/dev/null 2>"$ROOT/log/rsyslogd.check" ||
+    die "rsyslog.conf refused: $(cat "$ROOT/log/rsyslogd.check")"
+  (close_extra_fds; exec rsyslogd -f "$conf" -i "$ROOT/run/rsyslogd.pid")     </dev/null >>"$ROOT/log/rsyslogd.log" 2>&1
+  for n in "${NODES[@]}"; do
+    wait_for 10 test -S "$ROOT/nodes/$n/dev-log" || die "rsyslogd made no socket for $n"
+    chmod 0666 "$ROOT/nodes/$n/dev-log"
+  done
+  log "rsyslogd running: nodes' /dev/log at $ROOT/nodes/<n>/dev-log"
+}
+
+cmd_syslog_stop() {
+  syslog_running || return 0
+  kill_pidfile "$ROOT/run/rsyslogd.pid" 15
+  rm -f "$ROOT"/nodes/*/dev-log
+}
+
 usage() {
-  sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 64
 }
 
@@ -628,6 +687,9 @@ main() {
     agent-config) cmd_agent_config "$@" ;;
     inject) cmd_inject "$@" ;;
     reset-logs) cmd_reset_logs ;;
+    user) cmd_user ;;
+    syslog-start) cmd_syslog_start ;;
+    syslog-stop) cmd_syslog_stop ;;
     *) usage ;;
   esac
 }

@@ -13,6 +13,14 @@
 #                others then hit the watchdog timeout; all exit 1
 #     sleep      all ranks train until killed (the time-limit test)
 #     ok         a short healthy run, exit 0
+#   As a hostile user would (tests/slurm/hostile_user.bats):
+#     forge      the rank on $FF_FAULTY_NODE writes a GPU fault it did not see:
+#                an Xid 79 through its node's syslog socket
+#                ($FF_DEVLOG_DIR/<node>/dev-log, `logger -t kernel`), an
+#                attempt at /dev/kmsg (its outcome in kmsg-<rank>), and a CUDA
+#                ECC error with the node's name on its own output; then every
+#                other rank times out as after a real fault; all exit 1
+#     flood      rank 0 prints $FF_FLOOD_LINES lines, then the exception scenario
 set -uo pipefail
 
 SYNC=$PWD
@@ -118,6 +126,39 @@ scenario_exception() {
   exit 1
 }
 
+scenario_forge() {
+  local started xid
+  nccl_init
+  info "step 100 | loss 2.5016"
+  started=$(date +%s%N)
+  barrier
+  if [[ $NODE == "${FF_FAULTY_NODE:-}" ]]; then
+    xid="NVRM: Xid (PCI:0000:3b:00): 79, pid=$PID, name=python3, GPU has fallen off the bus."
+    logger --socket "${FF_DEVLOG_DIR:?}/$NODE/dev-log" -t kernel "$xid"
+    if { printf '<3>%s\n' "$xid" >/dev/kmsg; } 2>/dev/null; then
+      echo written >"$SYNC/kmsg-$RANK"
+    else
+      echo refused >"$SYNC/kmsg-$RANK"
+    fi
+    echo "$NODE: CUDA error: uncorrectable ECC error encountered"
+    echo "[rank$RANK]: RuntimeError: CUDA error: uncorrectable ECC error encountered" >&2
+    touch "$SYNC/forged"
+    exit 1
+  fi
+  wait_file "$SYNC/forged"
+  sleep 2.5
+  watchdog_timeout "$started"
+  exit 1
+}
+
+scenario_flood() {
+  if [[ $RANK == 0 ]]; then
+    awk -v n="${FF_FLOOD_LINES:-1000000}" \
+      'BEGIN { for (i = 0; i < n; i++) printf "step %d | loss 2.41 | lr 3.0e-04 | tokens/s 181734\n", i }'
+  fi
+  scenario_exception
+}
+
 scenario_sleep() {
   nccl_init
   barrier
@@ -142,5 +183,7 @@ case ${1:-} in
   exception) scenario_exception ;;
   sleep) scenario_sleep ;;
   ok) scenario_ok ;;
-  *) echo "usage: rank.sh hang|exception|sleep|ok" >&2; exit 64 ;;
+  forge) scenario_forge ;;
+  flood) scenario_flood ;;
+  *) echo "usage: rank.sh hang|exception|sleep|ok|forge|flood" >&2; exit 64 ;;
 esac
