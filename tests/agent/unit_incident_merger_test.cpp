@@ -1,14 +1,23 @@
 // agent/server/incident_merger: the incident depends on the set of bundles,
 // not on their arrival order; an Epilog bundle beats a step bundle; the
-// newest bundle (by the stamp in its id) of a node wins.
+// newest bundle (by the stamp in its id) of a node wins. The job's output
+// the agent reads itself (no bundle carried it) is read only when it is a
+// regular file of the job's uid, never through a final symlink, never past
+// max_job_output_bytes, and what was not read is said in coverage.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <thread>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "open_watch.h"
 #include "server/incident_merger.h"
 
 namespace {
@@ -125,6 +134,7 @@ TEST_F(MergerTest, SlurmAndFastPassFacts) {
   slurm.end_time = "2026-11-30T07:00:00Z";
   write_file(root_ / "out" / "slurm-12.err", "Traceback\n");
   slurm.std_err = (root_ / "out" / "slurm-12.err").string();
+  slurm.uid = static_cast<int>(::getuid());  // the test wrote the output
   facts.slurm = slurm;
   json job = rebuild_incident(layout, key_, sample(), facts).job;
   EXPECT_EQ(job["state"], "NODE_FAIL");
@@ -139,6 +149,161 @@ TEST_F(MergerTest, SlurmAndFastPassFacts) {
   EXPECT_EQ(job["state"], "FAILED");
   EXPECT_EQ(job["exit_code"], "5:0");
   EXPECT_EQ(exit_code_from_wait_status(9), "0:9");
+}
+
+// The job's output as the agent reads it from Slurm's StdOut/StdErr path.
+class AgentReadsJobOutput : public MergerTest {
+ protected:
+  static constexpr int kJobUser = 65534;  // nobody
+
+  void SetUp() override {
+    MergerTest::SetUp();
+    if (::geteuid() != 0) GTEST_SKIP() << "needs root to give files to another user";
+    // A file the agent can read but the job's user does not own, as the
+    // Slurm user's own /etc/slurm/slurmdbd.conf is.
+    write_file(root_ / "secret", "StoragePass=hunter2\n");
+    ::chmod((root_ / "secret").c_str(), 0600);
+    slurm_.uid = kJobUser;
+  }
+
+  // Rebuilds with Slurm naming `std_out` as the job's StdOut.
+  json rebuild_with_stdout(const std::string& std_out, std::size_t max_bytes = 64 << 20) {
+    slurm_.std_out = std_out;
+    MergeFacts facts;
+    facts.slurm = slurm_;
+    facts.max_job_output_bytes = max_bytes;
+    StateLayout layout(root_);
+    return rebuild_incident(layout, key_, sample(), facts).job;
+  }
+
+  // The coverage entries the agent added for its own read.
+  static std::vector<json> agent_coverage(const json& job) {
+    std::vector<json> out;
+    for (const auto& c : job["coverage"])
+      if (c.value("detail", "").rfind("agent: ", 0) == 0) out.push_back(c);
+    return out;
+  }
+
+  fs::path app_dir() { return StateLayout(root_).incident(key_) / "app"; }
+
+  SlurmJob slurm_;
+};
+
+TEST_F(AgentReadsJobOutput, TheJobUsersFileIsCopied) {
+  write_file(root_ / "out" / "train.log", "Traceback\nRuntimeError: x\n");
+  ASSERT_EQ(::chown((root_ / "out" / "train.log").c_str(), kJobUser, kJobUser), 0);
+  json job = rebuild_with_stdout((root_ / "out" / "train.log").string());
+  EXPECT_EQ(read_file(app_dir() / "train.log"), "Traceback\nRuntimeError: x\n");
+  auto coverage = agent_coverage(job);
+  ASSERT_EQ(coverage.size(), 1u) << job["coverage"].dump();
+  EXPECT_EQ(coverage[0]["status"], "ok");
+}
+
+TEST_F(AgentReadsJobOutput, SymlinkToAFileOfAnotherUserIsNotRead) {
+  std::filesystem::create_symlink(root_ / "secret", root_ / "out.log");
+  ff::test_support::OpenWatch watch;
+  watch.watch((root_ / "secret").string());
+  json job = rebuild_with_stdout((root_ / "out.log").string());
+  EXPECT_FALSE(fs::exists(app_dir() / "out.log"));
+  EXPECT_EQ(job.dump().find("hunter2"), std::string::npos);
+  auto coverage = agent_coverage(job);
+  ASSERT_EQ(coverage.size(), 1u) << job["coverage"].dump();
+  EXPECT_EQ(coverage[0]["collector"], "app");
+  EXPECT_EQ(coverage[0]["status"], "error");
+  EXPECT_NE(coverage[0]["detail"].get<std::string>().find("symbolic link"), std::string::npos)
+      << coverage[0].dump();
+  EXPECT_EQ(watch.events(), 0) << "the agent opened the symlink's target";
+}
+
+TEST_F(AgentReadsJobOutput, AFileOfAnotherUidIsNotRead) {
+  std::filesystem::create_hard_link(root_ / "secret", root_ / "out.log");
+  ff::test_support::OpenWatch watch;
+  watch.watch((root_ / "secret").string());
+  json job = rebuild_with_stdout((root_ / "out.log").string());
+  EXPECT_FALSE(fs::exists(app_dir() / "out.log"));
+  auto coverage = agent_coverage(job);
+  ASSERT_EQ(coverage.size(), 1u) << job["coverage"].dump();
+  EXPECT_EQ(coverage[0]["status"], "error");
+  EXPECT_NE(coverage[0]["detail"].get<std::string>().find(
+                "owned by uid 0, not by the job's user (uid 65534)"),
+            std::string::npos)
+      << coverage[0].dump();
+  EXPECT_EQ(watch.events(), 0) << "the agent opened a file of another uid";
+}
+
+TEST_F(AgentReadsJobOutput, AnUnknownUidReadsNothing) {
+  write_file(root_ / "out" / "train.log", "Traceback\n");
+  ASSERT_EQ(::chown((root_ / "out" / "train.log").c_str(), kJobUser, kJobUser), 0);
+  slurm_.uid = -1;  // Slurm did not say whose job it is
+  json job = rebuild_with_stdout((root_ / "out" / "train.log").string());
+  EXPECT_FALSE(fs::exists(app_dir() / "train.log"));
+  auto coverage = agent_coverage(job);
+  ASSERT_EQ(coverage.size(), 1u) << job["coverage"].dump();
+  EXPECT_EQ(coverage[0]["status"], "error");
+  EXPECT_NE(coverage[0]["detail"].get<std::string>().find("unknown"), std::string::npos);
+}
+
+TEST_F(AgentReadsJobOutput, AFifoIsNotOpenedAndSaidSo) {
+  ASSERT_EQ(::mkfifo((root_ / "out.fifo").c_str(), 0666), 0);
+  ASSERT_EQ(::chown((root_ / "out.fifo").c_str(), kJobUser, kJobUser), 0);
+  ff::test_support::OpenWatch watch;
+  watch.watch((root_ / "out.fifo").string());
+  json job = rebuild_with_stdout((root_ / "out.fifo").string());
+  auto coverage = agent_coverage(job);
+  ASSERT_EQ(coverage.size(), 1u) << job["coverage"].dump();
+  EXPECT_NE(coverage[0]["detail"].get<std::string>().find("a FIFO"), std::string::npos);
+  EXPECT_EQ(watch.events(), 0);
+}
+
+TEST_F(AgentReadsJobOutput, AHiddenNameIsKeptUnderAVisibleOne) {
+  write_file(root_ / "out" / ".x", "Traceback\n");
+  ASSERT_EQ(::chown((root_ / "out" / ".x").c_str(), kJobUser, kJobUser), 0);
+  json job = rebuild_with_stdout((root_ / "out" / ".x").string());
+  EXPECT_EQ(read_file(app_dir() / "x"), "Traceback\n");
+  EXPECT_FALSE(fs::exists(app_dir() / ".x"));
+}
+
+// Bytes this process has read so far (read, pread, ...).
+std::uint64_t bytes_read_by_this_process() {
+  std::ifstream io("/proc/self/io");
+  std::string key;
+  std::uint64_t value = 0;
+  while (io >> key >> value)
+    if (key == "rchar:") return value;
+  return 0;
+}
+
+TEST_F(AgentReadsJobOutput, ASparseFileGrowingWhileReadGivesAtMostTheLimit) {
+  // 1 GiB of holes, then 256 MiB more while the agent reads: at most the
+  // limit is read and kept (the old copy read to the moving end of file).
+  fs::path path = root_ / "out" / "grows.out";
+  fs::create_directories(path.parent_path());
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::fchown(fd, kJobUser, kJobUser), 0);
+  const off_t start = off_t{1} << 30;
+  ASSERT_EQ(::ftruncate(fd, start), 0);
+  std::atomic<bool> stop{false};
+  std::thread grower([&] {
+    for (off_t end = start; !stop && end < start + (off_t{256} << 20);) {
+      end += 1 << 20;
+      if (::ftruncate(fd, end) != 0) break;
+      if (::pwrite(fd, "grown\n", 6, end - 6) != 6) break;
+    }
+  });
+  constexpr std::size_t kLimit = 4 << 20;
+  std::uint64_t before = bytes_read_by_this_process();
+  json job = rebuild_with_stdout(path.string(), kLimit);
+  std::uint64_t read = bytes_read_by_this_process() - before;
+  stop = true;
+  grower.join();
+  ::close(fd);
+  EXPECT_LE(fs::file_size(app_dir() / "grows.out"), kLimit);
+  // The bundles' own small files are read too: 64 KiB of slack.
+  EXPECT_LE(read, kLimit + 64 * 1024) << "the agent read " << read << " bytes";
+  auto coverage = agent_coverage(job);
+  ASSERT_EQ(coverage.size(), 1u) << job["coverage"].dump();
+  EXPECT_EQ(coverage[0]["status"], "truncated");
 }
 
 TEST(NodeOrder, NumbersCompareAsNumbers) {
