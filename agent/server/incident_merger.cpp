@@ -170,8 +170,11 @@ json merge_job_json(const JobKey& key, const std::vector<BundleRecord>& bundles,
   std::set<std::string, decltype(&node_name_less)> nodes(&node_name_less);
   std::map<long long, json> ranks;
   json node_info = json::object();
-  // (node, collector) → entry; a node's own entries come from its winning bundle.
-  std::map<std::pair<std::string, std::string>, json> coverage;
+  // (node, collector) → the entries of the last bundle that had any; a
+  // node's own entries come from its winning bundle. A bundle may hold
+  // several entries of one collector (the job's stdout and its stderr): all
+  // are kept, so an output refused beside one read is still said.
+  std::map<std::pair<std::string, std::string>, std::pair<std::size_t, std::vector<json>>> coverage;
   std::map<std::string, std::size_t> winner;  // node → index of its winning bundle
   for (std::size_t i = 0; i < bundles.size(); ++i) winner[bundles[i].node] = i;
   std::string start_time, end_time, state, exit_code;
@@ -196,7 +199,10 @@ json merge_job_json(const JobKey& key, const std::vector<BundleRecord>& bundles,
         std::string node = str_field(c, "node");
         auto w = winner.find(node);
         if (w != winner.end() && w->second != i) continue;
-        coverage[{node, str_field(c, "collector")}] = c;
+        auto& [from, entries] = coverage[{node, str_field(c, "collector")}];
+        if (from != i) entries.clear();
+        from = i;
+        entries.push_back(c);
       }
     std::string s = str_field(f, "start_time");
     if (!s.empty() && (start_time.empty() || s < start_time)) start_time = s;
@@ -229,7 +235,8 @@ json merge_job_json(const JobKey& key, const std::vector<BundleRecord>& bundles,
   job["ranks"] = rank_list;
   job["node_info"] = node_info;
   json coverage_list = json::array();
-  for (auto& [_, c] : coverage) coverage_list.push_back(c);
+  for (auto& [_, from_entries] : coverage)
+    for (auto& c : from_entries.second) coverage_list.push_back(c);
   std::stable_sort(coverage_list.begin(), coverage_list.end(), [](const json& a, const json& b) {
     return std::make_tuple(str_field(a, "node"), str_field(a, "collector"), a.dump()) <
            std::make_tuple(str_field(b, "node"), str_field(b, "collector"), b.dump());

@@ -15,6 +15,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "open_watch.h"
@@ -149,6 +150,30 @@ TEST_F(MergerTest, SlurmAndFastPassFacts) {
   EXPECT_EQ(job["state"], "FAILED");
   EXPECT_EQ(job["exit_code"], "5:0");
   EXPECT_EQ(exit_code_from_wait_status(9), "0:9");
+}
+
+TEST_F(MergerTest, EveryCoverageEntryOfTheWinningBundleIsKept) {
+  // The collector reports stdout and stderr as two "app" entries: the
+  // refused one must not be hidden behind the one that was read.
+  json n1 = {{"job_id", "12"},
+             {"coverage",
+              {{{"collector", "app"}, {"node", "n1"}, {"status", "ok"}, {"detail", "/o/out"}},
+               {{"collector", "app"},
+                {"node", "n1"},
+                {"status", "error"},
+                {"detail", "/o/err: a symbolic link (not followed): not collected"}}}}};
+  json n1_old = n1;
+  n1_old["coverage"] = {
+      {{"collector", "app"}, {"node", "n1"}, {"status", "missing"}, {"detail", "old"}}};
+  StateLayout layout(root_);
+  json job =
+      rebuild_incident(
+          layout, key_,
+          {bundle("n1", "step", 100, n1_old, "old\n"), bundle("n1", "step", 200, n1, "new\n")}, {})
+          .job;
+  std::multiset<std::string> statuses;
+  for (const auto& c : job["coverage"]) statuses.insert(c["status"].get<std::string>());
+  EXPECT_EQ(statuses, (std::multiset<std::string>{"error", "ok"})) << job["coverage"].dump();
 }
 
 // The job's output as the agent reads it from Slurm's StdOut/StdErr path.
