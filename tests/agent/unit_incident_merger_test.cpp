@@ -10,14 +10,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <atomic>
-#include <thread>
-
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
 
+#include "growing_file.h"
 #include "open_watch.h"
 #include "server/incident_merger.h"
 
@@ -288,41 +286,17 @@ TEST_F(AgentReadsJobOutput, AHiddenNameIsKeptUnderAVisibleOne) {
   EXPECT_FALSE(fs::exists(app_dir() / ".x"));
 }
 
-// Bytes this process has read so far (read, pread, ...).
-std::uint64_t bytes_read_by_this_process() {
-  std::ifstream io("/proc/self/io");
-  std::string key;
-  std::uint64_t value = 0;
-  while (io >> key >> value)
-    if (key == "rchar:") return value;
-  return 0;
-}
-
 TEST_F(AgentReadsJobOutput, ASparseFileGrowingWhileReadGivesAtMostTheLimit) {
-  // 1 GiB of holes, then 256 MiB more while the agent reads: at most the
-  // limit is read and kept (the old copy read to the moving end of file).
+  // 1 GiB of holes that grows by 16 MiB at each read, up to 512 MiB more:
+  // at most the limit is read and kept (the old copy read to the moving end
+  // of the file).
   fs::path path = root_ / "out" / "grows.out";
   fs::create_directories(path.parent_path());
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  ASSERT_GE(fd, 0);
-  ASSERT_EQ(::fchown(fd, kJobUser, kJobUser), 0);
-  const off_t start = off_t{1} << 30;
-  ASSERT_EQ(::ftruncate(fd, start), 0);
-  std::atomic<bool> stop{false};
-  std::thread grower([&] {
-    for (off_t end = start; !stop && end < start + (off_t{256} << 20);) {
-      end += 1 << 20;
-      if (::ftruncate(fd, end) != 0) break;
-      if (::pwrite(fd, "grown\n", 6, end - 6) != 6) break;
-    }
-  });
   constexpr std::size_t kLimit = 4 << 20;
-  std::uint64_t before = bytes_read_by_this_process();
+  ff::test_support::GrowingFile grows(path, off_t{1} << 30, kJobUser, 16 << 20, off_t{512} << 20);
+  std::uint64_t before = ff::test_support::bytes_read_by_this_process();
   json job = rebuild_with_stdout(path.string(), kLimit);
-  std::uint64_t read = bytes_read_by_this_process() - before;
-  stop = true;
-  grower.join();
-  ::close(fd);
+  std::uint64_t read = ff::test_support::bytes_read_by_this_process() - before;
   EXPECT_LE(fs::file_size(app_dir() / "grows.out"), kLimit);
   // The bundles' own small files are read too: 64 KiB of slack.
   EXPECT_LE(read, kLimit + 64 * 1024) << "the agent read " << read << " bytes";

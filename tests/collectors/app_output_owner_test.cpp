@@ -12,12 +12,9 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include <atomic>
-#include <fstream>
-#include <thread>
-
 #include "collector_test_support.h"
 #include "common/user_file.h"
+#include "growing_file.h"
 #include "open_watch.h"
 #include "sources/app_output.h"
 #include "sources/tail_copy.h"
@@ -164,43 +161,16 @@ TEST_F(AppOutputOwner, SymlinkToAFifoOrADeviceIsNeverOpened) {
   expect_watch_sees_an_open(watch, dir / "fifo");
 }
 
-// Bytes this process has read so far (read, pread, ...).
-std::uint64_t bytes_read_by_this_process() {
-  std::ifstream io("/proc/self/io");
-  std::string key;
-  std::uint64_t value = 0;
-  while (io >> key >> value)
-    if (key == "rchar:") return value;
-  return 0;
-}
-
 TEST_F(AppOutputOwner, ASparseFileGrowingWhileReadGivesAtMostTheLimit) {
-  // 1 GiB of holes that keeps growing while the collector reads it: the copy
-  // and what is read stay within max_bytes.
-  std::filesystem::path path = dir / "slurm-9.out";
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  ASSERT_GE(fd, 0);
-  ASSERT_EQ(::fchown(fd, kJobUser, kJobUser), 0);
-  off_t size = off_t{1} << 30;
-  ASSERT_EQ(::ftruncate(fd, size), 0);
-  std::atomic<bool> stop{false};
-  std::thread grower([&] {
-    off_t end = size;
-    while (!stop) {
-      end += 64 << 20;
-      if (::ftruncate(fd, end) != 0) break;
-      if (::pwrite(fd, "grown\n", 6, end - 6) != 6) break;
-      ::usleep(100);
-    }
-  });
+  // 1 GiB of holes that grows by 16 MiB at each read, up to 512 MiB more:
+  // what is read and kept stays within max_bytes.
   constexpr std::uint64_t kLimit = 4 << 20;
-  std::uint64_t before = bytes_read_by_this_process();
-  AppOutputCopy c =
-      copy_app_output(path.string(), "slurm-9.out", "n1", dir / "b", kLimit, kJobUser);
-  std::uint64_t read = bytes_read_by_this_process() - before;
-  stop = true;
-  grower.join();
-  ::close(fd);
+  ff::test_support::GrowingFile grows(dir / "slurm-9.out", off_t{1} << 30, kJobUser, 16 << 20,
+                                      off_t{512} << 20);
+  std::uint64_t before = ff::test_support::bytes_read_by_this_process();
+  AppOutputCopy c = copy_app_output((dir / "slurm-9.out").string(), "slurm-9.out", "n1", dir / "b",
+                                    kLimit, kJobUser);
+  std::uint64_t read = ff::test_support::bytes_read_by_this_process() - before;
   EXPECT_EQ(c.coverage.status, "truncated") << c.coverage.detail;
   EXPECT_LE(c.file.bytes, kLimit);
   EXPECT_LE(std::filesystem::file_size(dir / "b/app/slurm-9.out"), kLimit);
