@@ -2,8 +2,11 @@
 // id, file paths). The input is "node\npath". Besides not crashing, an
 // accepted path must never escape the bundle: no absolute path, no ".." or
 // empty component, and it must belong to job.json, nodes/<node>/ or app/.
+// The app/ name the collector derives from any output path (the input) is
+// always accepted.
 #include <cstddef>
 #include <cstdint>
+#include <set>
 #include <string>
 
 #include "server/bundle_rules.h"
@@ -12,6 +15,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::string in(reinterpret_cast<const char*>(data), size);
   (void)ff::agent::valid_job_id(in);
   (void)ff::agent::valid_bundle_id(in);
+  std::set<std::string> taken;
+  std::string derived = ff::app_file_name_for(in, "stdout");
+  if (!ff::valid_app_file_name(derived) || ff::unique_app_file_name(derived, taken) != derived ||
+      !ff::valid_app_file_name(ff::unique_app_file_name(derived, taken)))
+    __builtin_trap();
   std::size_t nl = in.find('\n');
   std::string node = nl == std::string::npos ? "gpu-node-01" : in.substr(0, nl);
   std::string path = nl == std::string::npos ? in : in.substr(nl + 1);

@@ -2,8 +2,6 @@
 
 #include <cctype>
 
-#include "read/incident_layout.h"
-
 namespace ff::agent {
 
 namespace {
@@ -19,23 +17,6 @@ bool plain_name(const std::string& s, std::size_t max_rest) {
   for (char c : s)
     if (!is_name_char(c)) return false;
   return s.find("..") == std::string::npos;
-}
-
-// The job's output keeps the name the user gave it ("train run.out"): any
-// single path component that is not hidden and holds no control character.
-bool app_file_name(const std::string& name) {
-  if (name.empty() || name.size() > 255 || name[0] == '.') return false;
-  for (char ch : name) {
-    auto c = static_cast<unsigned char>(ch);
-    if (c < 0x20 || c == 0x7f || c == '/' || c == '\\') return false;
-  }
-  return true;
-}
-
-// The engine's own kinds (read/incident_layout): what the agent accepts is
-// exactly what the engine reads ("kernel", "dmesg", "syslog.1", "app.log").
-bool node_file_name(const std::string& name) {
-  return plain_name(name, 127) && ff::node_file_kind(name) != "other";
 }
 
 }  // namespace
@@ -64,31 +45,6 @@ bool valid_node_name(const std::string& node) {
 
 bool valid_bundle_id(const std::string& bundle_id) {
   return plain_name(bundle_id, 199);
-}
-
-std::string bundle_path_problem(const std::string& path, const std::string& node) {
-  if (path.empty()) return "empty file name";
-  if (path[0] == '/') return "absolute path";
-  if (path == "job.json") return "";
-  auto first = path.find('/');
-  if (first == std::string::npos) return "file outside job.json, nodes/ and app/";
-  std::string top = path.substr(0, first);
-  std::string rest = path.substr(first + 1);
-  if (top == "app") {
-    if (!app_file_name(rest)) return "app file name not allowed";
-    return "";
-  }
-  if (top == "nodes") {
-    auto second = rest.find('/');
-    if (second == std::string::npos) return "node file without a node directory";
-    if (rest.substr(0, second) != node) return "file of another node";
-    std::string name = rest.substr(second + 1);
-    if (!node_file_name(name))
-      return "node file name not allowed (kernel, syslog, fabricmanager, "
-             "slurmd or app, with an optional suffix)";
-    return "";
-  }
-  return "file outside job.json, nodes/ and app/";
 }
 
 }  // namespace ff::agent

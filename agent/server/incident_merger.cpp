@@ -12,6 +12,8 @@
 #include <sstream>
 #include <tuple>
 
+#include "common/user_file.h"
+#include "read/bundle_paths.h"
 #include "server/durable_file.h"
 
 namespace ff::agent {
@@ -57,20 +59,40 @@ void link_or_copy(const fs::path& from, const fs::path& to) {
   if (ec) fs::copy_file(from, to, fs::copy_options::overwrite_existing);
 }
 
-// Copies at most the last `max` bytes of `from` (the end of a job's output
-// holds the failure).
-bool copy_tail(const fs::path& from, const fs::path& to, std::size_t max) {
-  std::ifstream in(from, std::ios::binary);
-  if (!in) return false;
-  in.seekg(0, std::ios::end);
-  std::streamoff size = in.tellg();
-  if (size < 0) return false;
-  std::streamoff start =
-      size > static_cast<std::streamoff>(max) ? size - static_cast<std::streamoff>(max) : 0;
-  in.seekg(start);
-  std::ofstream out(to, std::ios::binary | std::ios::trunc);
-  out << in.rdbuf();
-  return static_cast<bool>(out);
+// The job's output as the agent itself reads it, from the StdOut/StdErr
+// path Slurm names, when no bundle carried it. The agent runs as SlurmUser
+// and the path is the job's user's to choose: only a regular file of the
+// job's uid, no final symlink, at most `max` bytes (the last ones: the end of
+// a job's output holds the failure). What was not read is said in coverage.
+json copy_job_output(const std::string& path, int uid, const fs::path& to, std::size_t max) {
+  const std::string shown = ff::printable_path(path);
+  json coverage = {{"collector", "app"}, {"status", "error"}, {"lines", 0}};
+  std::optional<uid_t> owner;
+  if (uid >= 0) owner = static_cast<uid_t>(uid);
+  ff::UserFileOpen in = ff::open_user_file(path, owner);
+  if (in.outcome != ff::UserFileOpen::Outcome::opened) {
+    // Not there on the head node: the compute nodes' bundles cover it.
+    if (in.outcome == ff::UserFileOpen::Outcome::missing) return nullptr;
+    coverage["detail"] = "agent: " + shown + ": " + in.problem + ": not read";
+    return coverage;
+  }
+  ff::FileHandle out(
+      ::open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0640));
+  std::uint64_t from = ff::tail_start(in.st, max);
+  std::optional<std::uint64_t> copied;
+  if (out) copied = ff::copy_bounded(in.file.get(), out.get(), from, max);
+  if (!copied) {
+    coverage["detail"] = "agent: " + shown + ": cannot copy to " + to.string();
+    return coverage;
+  }
+  auto size = static_cast<std::uint64_t>(std::max<off_t>(in.st.st_size, 0));
+  coverage["status"] = from > 0 ? "truncated" : (*copied ? "ok" : "empty");
+  coverage["detail"] =
+      "agent: " + shown +
+      (from > 0 ? ": the last " + std::to_string(*copied) + " of " + std::to_string(size) + " bytes"
+                : "") +
+      "; kept as app/" + to.filename().string();
+  return coverage;
 }
 
 std::vector<std::string> regular_files(const fs::path& dir) {
@@ -148,8 +170,11 @@ json merge_job_json(const JobKey& key, const std::vector<BundleRecord>& bundles,
   std::set<std::string, decltype(&node_name_less)> nodes(&node_name_less);
   std::map<long long, json> ranks;
   json node_info = json::object();
-  // (node, collector) → entry; a node's own entries come from its winning bundle.
-  std::map<std::pair<std::string, std::string>, json> coverage;
+  // (node, collector) → the entries of the last bundle that had any; a
+  // node's own entries come from its winning bundle. A bundle may hold
+  // several entries of one collector (the job's stdout and its stderr): all
+  // are kept, so an output refused beside one read is still said.
+  std::map<std::pair<std::string, std::string>, std::pair<std::size_t, std::vector<json>>> coverage;
   std::map<std::string, std::size_t> winner;  // node → index of its winning bundle
   for (std::size_t i = 0; i < bundles.size(); ++i) winner[bundles[i].node] = i;
   std::string start_time, end_time, state, exit_code;
@@ -174,7 +199,10 @@ json merge_job_json(const JobKey& key, const std::vector<BundleRecord>& bundles,
         std::string node = str_field(c, "node");
         auto w = winner.find(node);
         if (w != winner.end() && w->second != i) continue;
-        coverage[{node, str_field(c, "collector")}] = c;
+        auto& [from, entries] = coverage[{node, str_field(c, "collector")}];
+        if (from != i) entries.clear();
+        from = i;
+        entries.push_back(c);
       }
     std::string s = str_field(f, "start_time");
     if (!s.empty() && (start_time.empty() || s < start_time)) start_time = s;
@@ -207,7 +235,8 @@ json merge_job_json(const JobKey& key, const std::vector<BundleRecord>& bundles,
   job["ranks"] = rank_list;
   job["node_info"] = node_info;
   json coverage_list = json::array();
-  for (auto& [_, c] : coverage) coverage_list.push_back(c);
+  for (auto& [_, from_entries] : coverage)
+    for (auto& c : from_entries.second) coverage_list.push_back(c);
   std::stable_sort(coverage_list.begin(), coverage_list.end(), [](const json& a, const json& b) {
     return std::make_tuple(str_field(a, "node"), str_field(a, "collector"), a.dump()) <
            std::make_tuple(str_field(b, "node"), str_field(b, "collector"), b.dump());
@@ -276,17 +305,28 @@ MergeResult rebuild_incident(const StateLayout& layout, const JobKey& key,
   if (!app.empty() || facts.add_job_output) fs::create_directories(fresh / "app");
   for (const auto& [name, from] : app) link_or_copy(from, fresh / "app" / name);
   // The job's own output, when Slurm names it and the head node can read it
-  // (a shared file system); a bundle's copy is preferred.
+  // (a shared file system); a bundle's copy is preferred. The name is the one
+  // a collector gives the same path, so that copy is recognised.
   if (facts.add_job_output && facts.slurm) {
+    std::set<std::string> names;
+    for (const auto& [name, _] : app) names.insert(name);
+    std::set<std::string> tried;
+    const char* fallback = "stdout";
     for (const std::string& out : {facts.slurm->std_out, facts.slurm->std_err}) {
-      if (out.empty() || out[0] != '/') continue;
-      std::string name = fs::path(out).filename().string();
-      if (name.empty() || app.count(name) || ::access(out.c_str(), R_OK) != 0) continue;
-      if (!fs::is_regular_file(out, ec)) continue;
-      if (copy_tail(out, fresh / "app" / name, facts.max_job_output_bytes))
+      std::string base = ff::app_file_name_for(out, fallback);
+      fallback = "stderr";
+      if (out.empty() || out[0] != '/' || !tried.insert(out).second || app.count(base)) continue;
+      std::string name = ff::unique_app_file_name(base, names);
+      json coverage =
+          copy_job_output(out, facts.slurm->uid, fresh / "app" / name, facts.max_job_output_bytes);
+      if (coverage.is_null()) continue;
+      if (coverage["status"] == "error") {
+        fs::remove(fresh / "app" / name, ec);
+        result.problems.push_back(coverage["detail"].get<std::string>());
+      } else {
         app[name] = out;
-      else
-        result.problems.push_back("cannot copy job output " + out);
+      }
+      result.job["coverage"].push_back(std::move(coverage));
     }
   }
   if (app.empty()) fs::remove(fresh / "app", ec);

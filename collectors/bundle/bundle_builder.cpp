@@ -10,6 +10,7 @@
 #include "bundle/size_limit.h"
 #include "common/hostlist.h"
 #include "extract/timestamp_parser.h"
+#include "read/bundle_paths.h"
 #include "sources/app_output.h"
 #include "sources/log_collector.h"
 #include "sources/node_facts.h"
@@ -143,12 +144,22 @@ BuiltBundle build_bundle(const NodeConfig& config, const CollectRequest& request
         files.insert(files.end(), c.files.begin(), c.files.end());
       }
       std::set<std::string> seen;
-      for (const auto& raw : request.outputs) {
+      // Each output gets an app/ name the agent accepts, whatever the user
+      // called the file ("train run.out", ".x", two "out" in two
+      // directories): one refused name would get the whole bundle, kernel
+      // log included, refused.
+      std::set<std::string> app_names;
+      for (std::size_t i = 0; i < request.outputs.size(); ++i) {
+        const std::string& raw = request.outputs[i];
         if (raw.empty()) continue;
         std::string path = expand_output_path(raw, request.job_id, request.node);
         if (!seen.insert(path).second) continue;
-        AppOutputCopy copy =
-            copy_app_output(path, request.node, root, config.app_max_bytes, request.owner_uid);
+        std::string name = unique_app_file_name(app_file_name_for(path, i == 0   ? "stdout"
+                                                                        : i == 1 ? "stderr"
+                                                                                 : "output"),
+                                                app_names);
+        AppOutputCopy copy = copy_app_output(path, name, request.node, root, config.app_max_bytes,
+                                             request.owner_uid);
         job.coverage.push_back(copy.coverage);
         if (!copy.file.rel.empty()) files.push_back(copy.file);
       }

@@ -1,5 +1,6 @@
 #include "sources/app_output.h"
 
+#include "common/user_file.h"
 #include "sources/tail_copy.h"
 
 #include <fcntl.h>
@@ -45,62 +46,54 @@ std::optional<uid_t> parse_uid(const std::string& text) {
   return static_cast<uid_t>(v);
 }
 
-AppOutputCopy copy_app_output(const std::string& path, const std::string& node,
-                              const std::filesystem::path& bundle_root, std::uint64_t max_bytes,
-                              std::optional<uid_t> owner) {
+AppOutputCopy copy_app_output(const std::string& path, const std::string& file_name,
+                              const std::string& node, const std::filesystem::path& bundle_root,
+                              std::uint64_t max_bytes, std::optional<uid_t> owner) {
   AppOutputCopy result;
-  result.coverage = {"app", node, "missing", 0, path};
-  int in = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (in < 0) {
+  // The path is the user's text: shown escaped, so that job.json stays valid
+  // JSON whatever bytes it holds.
+  const std::string shown = ff::printable_path(path);
+  result.coverage = {"app", node, "missing", 0, shown};
+  ff::UserFileOpen in = ff::open_user_file(path, owner);
+  if (in.outcome != ff::UserFileOpen::Outcome::opened) {
     // Output on a file system this node does not see is normal: another node has it.
-    result.coverage.status = errno == ENOENT ? "missing" : "error";
-    result.coverage.detail = path + ": " + std::strerror(errno);
+    bool missing = in.outcome == ff::UserFileOpen::Outcome::missing;
+    result.coverage.status = missing ? "missing" : "error";
+    result.coverage.detail =
+        shown + ": " + in.problem +
+        (in.outcome == ff::UserFileOpen::Outcome::refused ? ": not collected" : "");
     return result;
   }
-  struct stat st {};
-  if (::fstat(in, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(in);
-    result.coverage.status = "error";
-    result.coverage.detail = path + ": not a regular file";
-    return result;
-  }
-  if (!owner || st.st_uid != *owner) {
-    ::close(in);
-    result.coverage.status = "error";
-    result.coverage.detail = path + ": owned by uid " + std::to_string(st.st_uid) +
-                             (owner ? ", not by the job's user (uid " + std::to_string(*owner) + ")"
-                                    : " and the job's user is unknown") +
-                             ": not collected";
-    return result;
-  }
-  std::uint64_t size = static_cast<std::uint64_t>(st.st_size);
-  std::uint64_t from = size > max_bytes ? size - max_bytes : 0;
-  std::string name = std::filesystem::path(path).filename().string();
+  std::uint64_t size = static_cast<std::uint64_t>(std::max<off_t>(in.st.st_size, 0));
+  std::uint64_t from = ff::tail_start(in.st, max_bytes);
   std::error_code ec;
   std::filesystem::create_directories(bundle_root / "app", ec);
-  std::filesystem::path out_path = bundle_root / "app" / name;
-  int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  std::filesystem::path out_path = bundle_root / "app" / file_name;
+  int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (out < 0) {
-    ::close(in);
     result.coverage.status = "error";
     result.coverage.detail = out_path.string() + ": " + std::strerror(errno);
     return result;
   }
-  TailCopy copy = copy_tail_from_line_start(in, out, from, size);
+  // At most max_bytes are read, whatever the file does meanwhile: the end
+  // is the size fstat saw, and that is at most max_bytes after `from`.
+  TailCopy copy =
+      copy_tail_from_line_start(in.file.get(), out, from, from + std::min(size - from, max_bytes));
   std::uint64_t written = copy.written, lines = copy.lines;
   if (copy.write_failed) {
     result.coverage.status = "error";
     result.coverage.detail = out_path.string() + ": write failed";
   }
-  ::close(in);
   ::close(out);
   if (result.coverage.status == "error") return result;
-  result.file = {"app/" + name, "app", written, false};
+  result.file = {"app/" + file_name, "app", written, false};
   result.coverage.lines = lines;
   result.coverage.status = from > 0 ? "truncated" : (written ? "ok" : "empty");
-  result.coverage.detail = from > 0 ? path + ": the last " + std::to_string(written) + " of " +
+  result.coverage.detail = from > 0 ? shown + ": the last " + std::to_string(written) + " of " +
                                           std::to_string(size) + " bytes"
-                                    : path;
+                                    : shown;
+  if (file_name != std::filesystem::path(path).filename().string())
+    result.coverage.detail += "; kept as app/" + file_name;
   if (copy.lines_cut > 0) {
     result.coverage.status = "truncated";
     result.coverage.detail += "; " + std::to_string(copy.lines_cut) + " line(s) longer than " +

@@ -43,4 +43,18 @@ TEST(BundleRules, RefusedPaths) {
     EXPECT_NE(bundle_path_problem(p, "n1"), "") << p;
 }
 
+// app/ names are a closed ASCII set (read/bundle_paths.h): what the
+// collector derives from any output name, and nothing a quote, an escape or
+// a byte that is not UTF-8 could turn into something else on the way.
+TEST(BundleRules, AppNames) {
+  EXPECT_EQ(bundle_path_problem("app/" + std::string(255, 'a'), "n1"), "");
+  EXPECT_EQ(bundle_path_problem("app/slurm-12_0+1=a@b%c,d~e.out", "n1"), "");
+  for (const std::string& p :
+       {"app/" + std::string(256, 'a'), std::string("app/r\xc3\xa9sum\xc3\xa9.out"),
+        std::string("app/a\xff"), std::string("app/say \"hi\""), std::string("app/a\\b"),
+        std::string("app/ leading-space"), std::string("app/a\tb"), std::string("app/a\nb"),
+        std::string("app/"), std::string("app/."), std::string("app/..")})
+    EXPECT_NE(bundle_path_problem(p, "n1"), "") << p;
+}
+
 }  // namespace

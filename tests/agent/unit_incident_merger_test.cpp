@@ -1,14 +1,22 @@
 // agent/server/incident_merger: the incident depends on the set of bundles,
 // not on their arrival order; an Epilog bundle beats a step bundle; the
-// newest bundle (by the stamp in its id) of a node wins.
+// newest bundle (by the stamp in its id) of a node wins. The job's output
+// the agent reads itself (no bundle carried it) is read only when it is a
+// regular file of the job's uid, never through a final symlink, never past
+// max_job_output_bytes, and what was not read is said in coverage.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
+#include "growing_file.h"
+#include "open_watch.h"
 #include "server/incident_merger.h"
 
 namespace {
@@ -125,6 +133,7 @@ TEST_F(MergerTest, SlurmAndFastPassFacts) {
   slurm.end_time = "2026-11-30T07:00:00Z";
   write_file(root_ / "out" / "slurm-12.err", "Traceback\n");
   slurm.std_err = (root_ / "out" / "slurm-12.err").string();
+  slurm.uid = static_cast<int>(::getuid());  // the test wrote the output
   facts.slurm = slurm;
   json job = rebuild_incident(layout, key_, sample(), facts).job;
   EXPECT_EQ(job["state"], "NODE_FAIL");
@@ -139,6 +148,161 @@ TEST_F(MergerTest, SlurmAndFastPassFacts) {
   EXPECT_EQ(job["state"], "FAILED");
   EXPECT_EQ(job["exit_code"], "5:0");
   EXPECT_EQ(exit_code_from_wait_status(9), "0:9");
+}
+
+TEST_F(MergerTest, EveryCoverageEntryOfTheWinningBundleIsKept) {
+  // The collector reports stdout and stderr as two "app" entries: the
+  // refused one must not be hidden behind the one that was read.
+  json n1 = {{"job_id", "12"},
+             {"coverage",
+              {{{"collector", "app"}, {"node", "n1"}, {"status", "ok"}, {"detail", "/o/out"}},
+               {{"collector", "app"},
+                {"node", "n1"},
+                {"status", "error"},
+                {"detail", "/o/err: a symbolic link (not followed): not collected"}}}}};
+  json n1_old = n1;
+  n1_old["coverage"] = {
+      {{"collector", "app"}, {"node", "n1"}, {"status", "missing"}, {"detail", "old"}}};
+  StateLayout layout(root_);
+  json job =
+      rebuild_incident(
+          layout, key_,
+          {bundle("n1", "step", 100, n1_old, "old\n"), bundle("n1", "step", 200, n1, "new\n")}, {})
+          .job;
+  std::multiset<std::string> statuses;
+  for (const auto& c : job["coverage"]) statuses.insert(c["status"].get<std::string>());
+  EXPECT_EQ(statuses, (std::multiset<std::string>{"error", "ok"})) << job["coverage"].dump();
+}
+
+// The job's output as the agent reads it from Slurm's StdOut/StdErr path.
+class AgentReadsJobOutput : public MergerTest {
+ protected:
+  static constexpr int kJobUser = 65534;  // nobody
+
+  void SetUp() override {
+    MergerTest::SetUp();
+    if (::geteuid() != 0) GTEST_SKIP() << "needs root to give files to another user";
+    // A file the agent can read but the job's user does not own, as the
+    // Slurm user's own /etc/slurm/slurmdbd.conf is.
+    write_file(root_ / "secret", "StoragePass=hunter2\n");
+    ::chmod((root_ / "secret").c_str(), 0600);
+    slurm_.uid = kJobUser;
+  }
+
+  // Rebuilds with Slurm naming `std_out` as the job's StdOut.
+  json rebuild_with_stdout(const std::string& std_out, std::size_t max_bytes = 64 << 20) {
+    slurm_.std_out = std_out;
+    MergeFacts facts;
+    facts.slurm = slurm_;
+    facts.max_job_output_bytes = max_bytes;
+    StateLayout layout(root_);
+    return rebuild_incident(layout, key_, sample(), facts).job;
+  }
+
+  // The coverage entries the agent added for its own read.
+  static std::vector<json> agent_coverage(const json& job) {
+    std::vector<json> out;
+    for (const auto& c : job["coverage"])
+      if (c.value("detail", "").rfind("agent: ", 0) == 0) out.push_back(c);
+    return out;
+  }
+
+  fs::path app_dir() { return StateLayout(root_).incident(key_) / "app"; }
+
+  SlurmJob slurm_;
+};
+
+TEST_F(AgentReadsJobOutput, TheJobUsersFileIsCopied) {
+  write_file(root_ / "out" / "train.log", "Traceback\nRuntimeError: x\n");
+  ASSERT_EQ(::chown((root_ / "out" / "train.log").c_str(), kJobUser, kJobUser), 0);
+  json job = rebuild_with_stdout((root_ / "out" / "train.log").string());
+  EXPECT_EQ(read_file(app_dir() / "train.log"), "Traceback\nRuntimeError: x\n");
+  auto coverage = agent_coverage(job);
+  ASSERT_EQ(coverage.size(), 1u) << job["coverage"].dump();
+  EXPECT_EQ(coverage[0]["status"], "ok");
+}
+
+TEST_F(AgentReadsJobOutput, SymlinkToAFileOfAnotherUserIsNotRead) {
+  std::filesystem::create_symlink(root_ / "secret", root_ / "out.log");
+  ff::test_support::OpenWatch watch;
+  watch.watch((root_ / "secret").string());
+  json job = rebuild_with_stdout((root_ / "out.log").string());
+  EXPECT_FALSE(fs::exists(app_dir() / "out.log"));
+  EXPECT_EQ(job.dump().find("hunter2"), std::string::npos);
+  auto coverage = agent_coverage(job);
+  ASSERT_EQ(coverage.size(), 1u) << job["coverage"].dump();
+  EXPECT_EQ(coverage[0]["collector"], "app");
+  EXPECT_EQ(coverage[0]["status"], "error");
+  EXPECT_NE(coverage[0]["detail"].get<std::string>().find("symbolic link"), std::string::npos)
+      << coverage[0].dump();
+  EXPECT_EQ(watch.events(), 0) << "the agent opened the symlink's target";
+}
+
+TEST_F(AgentReadsJobOutput, AFileOfAnotherUidIsNotRead) {
+  std::filesystem::create_hard_link(root_ / "secret", root_ / "out.log");
+  ff::test_support::OpenWatch watch;
+  watch.watch((root_ / "secret").string());
+  json job = rebuild_with_stdout((root_ / "out.log").string());
+  EXPECT_FALSE(fs::exists(app_dir() / "out.log"));
+  auto coverage = agent_coverage(job);
+  ASSERT_EQ(coverage.size(), 1u) << job["coverage"].dump();
+  EXPECT_EQ(coverage[0]["status"], "error");
+  EXPECT_NE(coverage[0]["detail"].get<std::string>().find(
+                "owned by uid 0, not by the job's user (uid 65534)"),
+            std::string::npos)
+      << coverage[0].dump();
+  EXPECT_EQ(watch.events(), 0) << "the agent opened a file of another uid";
+}
+
+TEST_F(AgentReadsJobOutput, AnUnknownUidReadsNothing) {
+  write_file(root_ / "out" / "train.log", "Traceback\n");
+  ASSERT_EQ(::chown((root_ / "out" / "train.log").c_str(), kJobUser, kJobUser), 0);
+  slurm_.uid = -1;  // Slurm did not say whose job it is
+  json job = rebuild_with_stdout((root_ / "out" / "train.log").string());
+  EXPECT_FALSE(fs::exists(app_dir() / "train.log"));
+  auto coverage = agent_coverage(job);
+  ASSERT_EQ(coverage.size(), 1u) << job["coverage"].dump();
+  EXPECT_EQ(coverage[0]["status"], "error");
+  EXPECT_NE(coverage[0]["detail"].get<std::string>().find("unknown"), std::string::npos);
+}
+
+TEST_F(AgentReadsJobOutput, AFifoIsNotOpenedAndSaidSo) {
+  ASSERT_EQ(::mkfifo((root_ / "out.fifo").c_str(), 0666), 0);
+  ASSERT_EQ(::chown((root_ / "out.fifo").c_str(), kJobUser, kJobUser), 0);
+  ff::test_support::OpenWatch watch;
+  watch.watch((root_ / "out.fifo").string());
+  json job = rebuild_with_stdout((root_ / "out.fifo").string());
+  auto coverage = agent_coverage(job);
+  ASSERT_EQ(coverage.size(), 1u) << job["coverage"].dump();
+  EXPECT_NE(coverage[0]["detail"].get<std::string>().find("a FIFO"), std::string::npos);
+  EXPECT_EQ(watch.events(), 0);
+}
+
+TEST_F(AgentReadsJobOutput, AHiddenNameIsKeptUnderAVisibleOne) {
+  write_file(root_ / "out" / ".x", "Traceback\n");
+  ASSERT_EQ(::chown((root_ / "out" / ".x").c_str(), kJobUser, kJobUser), 0);
+  json job = rebuild_with_stdout((root_ / "out" / ".x").string());
+  EXPECT_EQ(read_file(app_dir() / "x"), "Traceback\n");
+  EXPECT_FALSE(fs::exists(app_dir() / ".x"));
+}
+
+TEST_F(AgentReadsJobOutput, ASparseFileGrowingWhileReadGivesAtMostTheLimit) {
+  // 1 GiB of holes that grows by 16 MiB at each read, up to 512 MiB more:
+  // at most the limit is read and kept (the old copy read to the moving end
+  // of the file).
+  fs::path path = root_ / "out" / "grows.out";
+  fs::create_directories(path.parent_path());
+  constexpr std::size_t kLimit = 4 << 20;
+  ff::test_support::GrowingFile grows(path, off_t{1} << 30, kJobUser, 16 << 20, off_t{512} << 20);
+  std::uint64_t before = ff::test_support::bytes_read_by_this_process();
+  json job = rebuild_with_stdout(path.string(), kLimit);
+  std::uint64_t read = ff::test_support::bytes_read_by_this_process() - before;
+  EXPECT_LE(fs::file_size(app_dir() / "grows.out"), kLimit);
+  // The bundles' own small files are read too: 64 KiB of slack.
+  EXPECT_LE(read, kLimit + 64 * 1024) << "the agent read " << read << " bytes";
+  auto coverage = agent_coverage(job);
+  ASSERT_EQ(coverage.size(), 1u) << job["coverage"].dump();
+  EXPECT_EQ(coverage[0]["status"], "truncated");
 }
 
 TEST(NodeOrder, NumbersCompareAsNumbers) {

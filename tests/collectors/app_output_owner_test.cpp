@@ -1,19 +1,28 @@
 // The collector runs as root and the job's output path is the user's to
 // choose: only a regular file owned by the job's user is copied. A symlink
-// to a root-only file, a hard link, a FIFO (which must not hang the
-// collector) or a device is refused and said so in coverage; a line longer
-// than 1 MiB is cut, so the agent never refuses the bundle for it.
+// (to a root-only file, a FIFO, a device), a hard link, another user's file,
+// a FIFO (which must not hang the collector) or a device is refused, said so
+// in coverage, and never opened: inotify sees no open of it, so a symlink to
+// /dev/watchdog arms nothing. A file that grows while it is read gives at
+// most the limit; a line longer than 1 MiB is cut, so the agent never
+// refuses the bundle for it.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "collector_test_support.h"
+#include "common/user_file.h"
+#include "growing_file.h"
+#include "open_watch.h"
 #include "sources/app_output.h"
 #include "sources/tail_copy.h"
 
 namespace ff::collect {
 namespace {
 
+using ff::test_support::OpenWatch;
 using testing::TempDir;
 
 constexpr uid_t kJobUser = 65534;  // nobody
@@ -27,7 +36,7 @@ class AppOutputOwner : public ::testing::Test {
     ::chmod((dir / "secret").c_str(), 0600);
   }
   AppOutputCopy copy(const std::string& name, std::optional<uid_t> owner = kJobUser) {
-    return copy_app_output((dir / name).string(), "n1", dir / "b", 1 << 20, owner);
+    return copy_app_output((dir / name).string(), name, "n1", dir / "b", 1 << 20, owner);
   }
   bool copied(const std::string& name) { return std::filesystem::exists(dir / "b/app" / name); }
 
@@ -42,30 +51,135 @@ TEST_F(AppOutputOwner, TheJobUsersFileIsCopied) {
   EXPECT_EQ(testing::read_file(dir / "b/app/slurm-1.out"), "Traceback\nRuntimeError: x\n");
 }
 
-TEST_F(AppOutputOwner, SymlinkToARootFileIsRefused) {
+// The watch sees an open when there is one: each test that shows "never
+// opened" checks the watch this way after the collector ran.
+void expect_watch_sees_an_open(OpenWatch& watch, const std::filesystem::path& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  ASSERT_GE(fd, 0) << path;
+  ::close(fd);
+  EXPECT_GT(watch.events(), 0) << "the watch on " << path << " saw nothing";
+}
+
+TEST_F(AppOutputOwner, SymlinkToARootFileIsRefusedUnopened) {
   std::filesystem::create_symlink(dir / "secret", dir / "slurm-2.out");
+  OpenWatch watch;
+  watch.watch((dir / "secret").string());
   AppOutputCopy c = copy("slurm-2.out");
   EXPECT_EQ(c.coverage.status, "error");
-  EXPECT_NE(c.coverage.detail.find("owned by uid 0"), std::string::npos) << c.coverage.detail;
+  EXPECT_NE(c.coverage.detail.find("symbolic link"), std::string::npos) << c.coverage.detail;
   EXPECT_TRUE(c.file.rel.empty());
+  EXPECT_FALSE(copied("slurm-2.out"));
+  EXPECT_EQ(watch.events(), 0) << "the collector opened the symlink's target";
+  expect_watch_sees_an_open(watch, dir / "secret");
+}
+
+TEST_F(AppOutputOwner, SymlinkToTheUsersOwnFileIsRefused) {
+  // Not followed even to a file of the job's user: the last component is
+  // never a symlink, so no check on a target can be raced.
+  testing::write_file(dir / "real.out", "x\n");
+  ASSERT_EQ(::chown((dir / "real.out").c_str(), kJobUser, kJobUser), 0);
+  std::filesystem::create_symlink(dir / "real.out", dir / "slurm-2.out");
+  AppOutputCopy c = copy("slurm-2.out");
+  EXPECT_EQ(c.coverage.status, "error");
+  EXPECT_NE(c.coverage.detail.find("symbolic link"), std::string::npos) << c.coverage.detail;
   EXPECT_FALSE(copied("slurm-2.out"));
 }
 
-TEST_F(AppOutputOwner, HardLinkToARootFileIsRefused) {
+TEST_F(AppOutputOwner, HardLinkToARootFileIsRefusedUnopened) {
   std::filesystem::create_hard_link(dir / "secret", dir / "slurm-3.out");
-  EXPECT_EQ(copy("slurm-3.out").coverage.status, "error");
+  OpenWatch watch;
+  watch.watch((dir / "secret").string());
+  AppOutputCopy c = copy("slurm-3.out");
+  EXPECT_EQ(c.coverage.status, "error");
+  EXPECT_NE(c.coverage.detail.find("owned by uid 0"), std::string::npos) << c.coverage.detail;
   EXPECT_FALSE(copied("slurm-3.out"));
+  EXPECT_EQ(watch.events(), 0) << "the collector opened a root-only file";
+  expect_watch_sees_an_open(watch, dir / "secret");
 }
 
-TEST_F(AppOutputOwner, FifoAndDeviceAreRefusedWithoutWaiting) {
+TEST_F(AppOutputOwner, AnotherUsersFileIsRefusedUnopened) {
+  testing::write_file(dir / "slurm-8.out", "someone else's output\n");
+  ASSERT_EQ(::chown((dir / "slurm-8.out").c_str(), 12345, 12345), 0);
+  OpenWatch watch;
+  watch.watch((dir / "slurm-8.out").string());
+  AppOutputCopy c = copy("slurm-8.out");
+  EXPECT_EQ(c.coverage.status, "error");
+  EXPECT_NE(c.coverage.detail.find("owned by uid 12345, not by the job's user (uid 65534)"),
+            std::string::npos)
+      << c.coverage.detail;
+  EXPECT_FALSE(copied("slurm-8.out"));
+  EXPECT_EQ(watch.events(), 0) << "the collector opened another user's file";
+  expect_watch_sees_an_open(watch, dir / "slurm-8.out");
+}
+
+TEST_F(AppOutputOwner, FifoAndDeviceAreRefusedUnopenedWithoutWaiting) {
   ASSERT_EQ(::mkfifo((dir / "slurm-4.out").c_str(), 0666), 0);
   ASSERT_EQ(::chown((dir / "slurm-4.out").c_str(), kJobUser, kJobUser), 0);
+  // A device node of the job's user (the null device's numbers, so an open
+  // would do no harm here; /dev/watchdog's would reset the node).
+  ASSERT_EQ(::mknod((dir / "device").c_str(), S_IFCHR | 0666, makedev(1, 3)), 0);
+  ASSERT_EQ(::chown((dir / "device").c_str(), kJobUser, kJobUser), 0);
+  OpenWatch watch;
+  watch.watch((dir / "slurm-4.out").string());
+  watch.watch((dir / "device").string());
   AppOutputCopy fifo = copy("slurm-4.out");  // no writer: a blocking open would hang here
   EXPECT_EQ(fifo.coverage.status, "error");
-  EXPECT_NE(fifo.coverage.detail.find("not a regular file"), std::string::npos);
-  AppOutputCopy device = copy_app_output("/dev/zero", "n1", dir / "b", 1 << 20, 0);
+  EXPECT_NE(fifo.coverage.detail.find("a FIFO, not a regular file"), std::string::npos)
+      << fifo.coverage.detail;
+  AppOutputCopy device = copy("device");
   EXPECT_EQ(device.coverage.status, "error");
-  EXPECT_FALSE(copied("zero"));
+  EXPECT_NE(device.coverage.detail.find("a character device, not a regular file"),
+            std::string::npos)
+      << device.coverage.detail;
+  EXPECT_FALSE(copied("device"));
+  EXPECT_EQ(watch.events(), 0) << "the collector opened a FIFO or a device";
+  expect_watch_sees_an_open(watch, dir / "device");
+}
+
+TEST_F(AppOutputOwner, SymlinkToAFifoOrADeviceIsNeverOpened) {
+  ASSERT_EQ(::mkfifo((dir / "fifo").c_str(), 0666), 0);
+  ASSERT_EQ(::chown((dir / "fifo").c_str(), kJobUser, kJobUser), 0);
+  ASSERT_EQ(::mknod((dir / "device").c_str(), S_IFCHR | 0666, makedev(1, 3)), 0);
+  ASSERT_EQ(::chown((dir / "device").c_str(), kJobUser, kJobUser), 0);
+  std::filesystem::create_symlink(dir / "fifo", dir / "slurm-7.out");
+  std::filesystem::create_symlink(dir / "device", dir / "slurm-7.err");
+  OpenWatch watch;
+  watch.watch((dir / "fifo").string());
+  watch.watch((dir / "device").string());
+  for (const char* name : {"slurm-7.out", "slurm-7.err"}) {
+    AppOutputCopy c = copy(name);
+    EXPECT_EQ(c.coverage.status, "error") << name;
+    EXPECT_NE(c.coverage.detail.find("symbolic link"), std::string::npos) << c.coverage.detail;
+    EXPECT_FALSE(copied(name));
+  }
+  EXPECT_EQ(watch.events(), 0) << "the collector opened the FIFO or the device behind a symlink";
+  // And no reader was left open on the FIFO: a writer that does not wait finds none.
+  int writer = ::open((dir / "fifo").c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+  EXPECT_EQ(writer, -1);
+  EXPECT_EQ(errno, ENXIO);
+  if (writer >= 0) ::close(writer);
+  expect_watch_sees_an_open(watch, dir / "fifo");
+}
+
+TEST_F(AppOutputOwner, ASparseFileGrowingWhileReadGivesAtMostTheLimit) {
+  // 1 GiB of holes that grows by 16 MiB at each read, up to 512 MiB more:
+  // what is read and kept stays within max_bytes.
+  constexpr std::uint64_t kLimit = 4 << 20;
+  ff::test_support::GrowingFile grows(dir / "slurm-9.out", off_t{1} << 30, kJobUser, 16 << 20,
+                                      off_t{512} << 20);
+  std::uint64_t before = ff::test_support::bytes_read_by_this_process();
+  AppOutputCopy c = copy_app_output((dir / "slurm-9.out").string(), "slurm-9.out", "n1", dir / "b",
+                                    kLimit, kJobUser);
+  std::uint64_t read = ff::test_support::bytes_read_by_this_process() - before;
+  EXPECT_EQ(c.coverage.status, "truncated") << c.coverage.detail;
+  EXPECT_LE(c.file.bytes, kLimit);
+  EXPECT_LE(std::filesystem::file_size(dir / "b/app/slurm-9.out"), kLimit);
+  EXPECT_LE(read, kLimit + 64 * 1024) << "the collector read " << read << " bytes";
+}
+
+TEST(PrintablePath, OnlyPrintableAsciiStays) {
+  EXPECT_EQ(ff::printable_path("/home/u/train run.out"), "/home/u/train run.out");
+  EXPECT_EQ(ff::printable_path("a\nb\\c\xff\xc3\xa9"), "a\\x0ab\\x5cc\\xff\\xc3\\xa9");
 }
 
 TEST_F(AppOutputOwner, UnknownOwnerCopiesNothing) {
@@ -80,8 +194,8 @@ TEST_F(AppOutputOwner, OverlongLinesAreCut) {
   std::string text = "before\n" + std::string(kMaxLineBytes + 5000, 'p') + "\nafter\n";
   testing::write_file(dir / "slurm-6.out", text);
   ASSERT_EQ(::chown((dir / "slurm-6.out").c_str(), kJobUser, kJobUser), 0);
-  AppOutputCopy c =
-      copy_app_output((dir / "slurm-6.out").string(), "n1", dir / "b", 16 << 20, kJobUser);
+  AppOutputCopy c = copy_app_output((dir / "slurm-6.out").string(), "slurm-6.out", "n1", dir / "b",
+                                    16 << 20, kJobUser);
   EXPECT_EQ(c.coverage.status, "truncated");
   EXPECT_NE(c.coverage.detail.find("1 line(s) longer than"), std::string::npos)
       << c.coverage.detail;

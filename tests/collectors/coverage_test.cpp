@@ -62,16 +62,16 @@ TEST_F(Coverage, OneReadableFileIsEnoughForOk) {
 }
 
 TEST_F(Coverage, AppOutputMissingOrCut) {
-  AppOutputCopy missing =
-      copy_app_output((dir / "slurm-1.out").string(), "n1", dir / "b", 100, ::getuid());
+  AppOutputCopy missing = copy_app_output((dir / "slurm-1.out").string(), "slurm-1.out", "n1",
+                                          dir / "b", 100, ::getuid());
   EXPECT_EQ(missing.coverage.status, "missing");
   EXPECT_TRUE(missing.file.rel.empty());
 
   std::string text;
   for (int i = 0; i < 100; ++i) text += "line " + std::to_string(i) + "\n";
   testing::write_file(dir / "slurm-2.out", text);
-  AppOutputCopy cut =
-      copy_app_output((dir / "slurm-2.out").string(), "n1", dir / "b", 50, ::getuid());
+  AppOutputCopy cut = copy_app_output((dir / "slurm-2.out").string(), "slurm-2.out", "n1",
+                                      dir / "b", 50, ::getuid());
   EXPECT_EQ(cut.coverage.status, "truncated");
   EXPECT_EQ(cut.file.rel, "app/slurm-2.out");
   std::string kept = testing::read_file(dir / "b/app/slurm-2.out");
