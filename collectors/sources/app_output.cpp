@@ -53,7 +53,10 @@ AppOutputCopy copy_app_output(const std::string& path, const std::string& file_n
   // The path is the user's text: shown escaped, so that job.json stays valid
   // JSON whatever bytes it holds.
   const std::string shown = ff::printable_path(path);
-  result.coverage = {"app", node, "missing", 0, shown};
+  result.coverage.collector = "app";
+  result.coverage.node = node;
+  result.coverage.status = "missing";
+  result.coverage.detail = shown;
   ff::UserFileOpen in = ff::open_user_file(path, owner);
   if (in.outcome != ff::UserFileOpen::Outcome::opened) {
     // Output on a file system this node does not see is normal: another node has it.
