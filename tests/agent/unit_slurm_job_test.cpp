@@ -1,7 +1,12 @@
-// agent/slurm: `scontrol show job -o` and `show config` output as captured
-// from Slurm 22.05, parsed into the fields the agent uses.
+// agent/slurm: the JSON record firstfault-slurm-job prints (captured from the
+// real helper against the three-node Slurm 22.05.8 test cluster) read into
+// SlurmJob, what makes a record unusable, and the `scontrol show node` /
+// `show config` parsers.
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <time.h>
+
+#include <nlohmann/json.hpp>
 
 #include "slurm/comment_text.h"
 #include "slurm/slurm_job.h"
@@ -9,119 +14,205 @@
 namespace {
 
 using namespace ff::agent;
+using nlohmann::json;
 
-// A 22.05 `scontrol show job -o 12` line (one line; values with spaces).
+// `sbatch -o '/tmp/x %j NodeList=evil.out' --comment 'ok JobState=COMPLETED
+// NodeList=n1,victim-17' --wrap 'exit 3'`: scontrol prints that job as
+// "... JobState=FAILED ... NodeList=n1 ... Comment=ok JobState=COMPLETED
+// NodeList=n1,victim-17 StdErr=/tmp/x 146 NodeList=evil.out ...", which a
+// Key=value split reads as COMPLETED on n1,victim-17 (or on "evil.out").
+// The helper's record of the same job:
 const std::string kFailedJob =
-    "JobId=12 JobName=train job UserId=alice(1001) GroupId=alice(1001) MCS_label=N/A "
-    "Priority=4294901757 Nice=0 Account=(null) QOS=(null) JobState=FAILED "
-    "Reason=NonZeroExitCode Dependency=(null) Requeue=1 Restarts=2 BatchFlag=1 Reboot=0 "
-    "ExitCode=5:0 RunTime=00:00:03 TimeLimit=UNLIMITED TimeMin=N/A "
-    "SubmitTime=2026-11-30T05:01:00 EligibleTime=2026-11-30T05:01:00 AccrueTime=Unknown "
-    "StartTime=2026-11-30T05:01:02 EndTime=2026-11-30T05:01:05 Deadline=N/A "
-    "SuspendTime=None SecsPreSuspend=0 LastSchedEval=2026-11-30T05:01:02 Scheduler=Main "
-    "Partition=debug AllocNode:Sid=head:1234 ReqNodeList=(null) ExcNodeList=(null) "
-    "NodeList=n[1-3] BatchHost=n1 NumNodes=3 NumCPUs=3 NumTasks=3 CPUs/Task=1 "
-    "ReqB:S:C:T=0:0:*:* TRES=cpu=3,node=3,billing=3 Socks/Node=* NtasksPerN:B:S:C=0:0:*:* "
-    "CoreSpec=* MinCPUsNode=1 MinMemoryNode=0 MinTmpDiskNode=0 Features=(null) "
-    "DelayBoot=00:00:00 OverSubscribe=OK Contiguous=0 Licenses=(null) Network=(null) "
-    "Command=/home/alice/train.sh WorkDir=/home/alice/my runs "
-    "Comment=gpu/fallen_off_bus on n2 (Xid 79) StdErr=/home/alice/slurm-12.err "
-    "StdIn=/dev/null StdOut=/home/alice/slurm-12.out Power=";
+    R"({"batch_host":"n1","end_time":"2026-12-02T01:07:05Z","exit_code":"3:0","job_id":"146",)"
+    R"("nodes":["n1"],"restart_count":0,"start_time":"2026-12-02T01:07:05Z","state":"FAILED",)"
+    R"("std_err":"/tmp/x 146 NodeList=evil.out","std_out":"/tmp/x 146 NodeList=evil.out",)"
+    R"("uid":0,"user":"root"})"
+    "\n";
 
-class ScontrolParserUtc : public ::testing::Test {
- protected:
-  void SetUp() override { setenv("TZ", "UTC", 1), tzset(); }
-};
+// `sbatch --array=1-2 -o '/tmp/ffsj-%A_%a.out'`, asked for as 147_2.
+const std::string kArrayTask =
+    R"({"batch_host":"n1","end_time":"2026-12-02T01:11:58Z","exit_code":"3:0","job_id":"147_2",)"
+    R"("nodes":["n1"],"restart_count":0,"start_time":"2026-12-02T01:11:58Z","state":"FAILED",)"
+    R"("std_err":"/tmp/ffsj-147_2.out","std_out":"/tmp/ffsj-147_2.out","uid":0,"user":"root"})"
+    "\n";
 
-TEST_F(ScontrolParserUtc, ParsesTheFieldsTheAgentUses) {
-  auto job = parse_show_job(kFailedJob + "\n");
+std::optional<SlurmJob> parse(const std::string& text) {
+  std::string problem;
+  auto job = parse_slurm_job_json(text, problem);
+  EXPECT_EQ(job.has_value(), problem.empty()) << problem;
+  return job;
+}
+
+TEST(SlurmJobRecord, TheHelpersRecordOfAJobWithAHostileCommentAndPath) {
+  auto job = parse(kFailedJob);
   ASSERT_TRUE(job);
-  EXPECT_EQ(job->job_id, "12");
+  EXPECT_EQ(job->job_id, "146");
   EXPECT_EQ(job->state, "FAILED");
   EXPECT_FALSE(job->running());
-  EXPECT_EQ(job->exit_code, "5:0");
-  EXPECT_EQ(job->start_time, "2026-11-30T05:01:02Z");
-  EXPECT_EQ(job->end_time, "2026-11-30T05:01:05Z");
-  EXPECT_EQ(job->nodes, (std::vector<std::string>{"n1", "n2", "n3"}));
+  EXPECT_EQ(job->exit_code, "3:0");
+  EXPECT_EQ(job->start_time, "2026-12-02T01:07:05Z");
+  EXPECT_EQ(job->end_time, "2026-12-02T01:07:05Z");
+  EXPECT_EQ(job->nodes, std::vector<std::string>{"n1"});
   EXPECT_EQ(job->batch_host, "n1");
-  EXPECT_EQ(job->std_out, "/home/alice/slurm-12.out");
-  EXPECT_EQ(job->std_err, "/home/alice/slurm-12.err");
-  EXPECT_EQ(job->user, "alice");
-  EXPECT_EQ(job->uid, 1001);
-  EXPECT_EQ(job->restart_count, 2);
-  EXPECT_EQ(job->comment, "gpu/fallen_off_bus on n2 (Xid 79)");
-  EXPECT_EQ(job->fields.at("WorkDir"), "/home/alice/my runs");
-  EXPECT_EQ(job->fields.at("JobName"), "train job");
-  EXPECT_EQ(job->fields.at("TRES"), "cpu=3,node=3,billing=3");
-}
-
-TEST_F(ScontrolParserUtc, RunningJobHasNoEndYetAndNullsAreEmpty) {
-  auto job = parse_show_job(
-      "JobId=7 JobName=x UserId=root(0) JobState=RUNNING Reason=None ExitCode=0:0 "
-      "StartTime=2026-11-30T05:01:02 EndTime=Unknown NodeList=gpu-a[01-02] BatchHost=gpu-a01 "
-      "Comment=(null) StdOut=/tmp/o");
-  ASSERT_TRUE(job);
-  EXPECT_TRUE(job->running());
-  EXPECT_EQ(job->end_time, "");
-  EXPECT_EQ(job->comment, "");
-  EXPECT_EQ(job->restart_count, 0);
-  EXPECT_EQ(job->nodes, (std::vector<std::string>{"gpu-a01", "gpu-a02"}));
-}
-
-// Captured on the three-node test cluster (Slurm 22.05.8) after an end-to-end
-// run: the Comment the agent wrote, with spaces, parentheses and ';'.
-const std::string kCapturedJob =
-    "JobId=23 JobName=ff-e2e-hang UserId=root(0) GroupId=root(0) MCS_label=N/A Priority=42949"
-    "01737 Nice=0 Account=(null) QOS=(null) JobState=FAILED Reason=NonZeroExitCode Dependency"
-    "=(null) Requeue=1 Restarts=0 BatchFlag=1 Reboot=0 ExitCode=1:0 RunTime=00:00:04 TimeLimi"
-    "t=365-00:00:00 TimeMin=N/A SubmitTime=2026-11-30T05:14:34 EligibleTime=2026-11-30T05:14:"
-    "34 AccrueTime=2026-11-30T05:14:34 StartTime=2026-11-30T05:14:34 EndTime=2026-11-30T05:14"
-    ":38 Deadline=N/A SuspendTime=None SecsPreSuspend=0 LastSchedEval=2026-11-30T05:14:34 Sch"
-    "eduler=Backfill Partition=debug AllocNode:Sid=localhost:24543 ReqNodeList=(null) ExcNode"
-    "List=(null) NodeList=n[1-3] BatchHost=n1 NumNodes=3 NumCPUs=3 NumTasks=3 CPUs/Task=1 Req"
-    "B:S:C:T=0:0:*:* TRES=cpu=3,node=3,billing=3 Socks/Node=* NtasksPerN:B:S:C=1:0:*:* CoreSp"
-    "ec=* MinCPUsNode=1 MinMemoryNode=0 MinTmpDiskNode=0 Features=(null) DelayBoot=00:00:00 O"
-    "verSubscribe=OK Contiguous=0 Licenses=(null) Network=(null) Command=(null) WorkDir=/var/"
-    "tmp/ff-e2e.OsWnOa Comment=gpu/fallen_off_bus on n2 (Xid 79, 00000000:3B:00.0); 2 other n"
-    "odes saw srun task exits  StdErr=/var/tmp/ff-e2e.OsWnOa/slurm-23.out StdIn=/dev/null Std"
-    "Out=/var/tmp/ff-e2e.OsWnOa/slurm-23.out Power=";
-
-TEST(ScontrolParser, CapturedFromTheTestCluster) {
-  auto job = parse_show_job(kCapturedJob + " \n");
-  ASSERT_TRUE(job);
-  EXPECT_EQ(job->job_id, "23");
-  EXPECT_EQ(job->state, "FAILED");
-  EXPECT_EQ(job->exit_code, "1:0");
-  EXPECT_EQ(job->nodes, (std::vector<std::string>{"n1", "n2", "n3"}));
-  EXPECT_EQ(job->batch_host, "n1");
-  EXPECT_EQ(job->restart_count, 0);
+  EXPECT_EQ(job->std_out, "/tmp/x 146 NodeList=evil.out");
+  EXPECT_EQ(job->std_err, "/tmp/x 146 NodeList=evil.out");
   EXPECT_EQ(job->user, "root");
   EXPECT_EQ(job->uid, 0);
-  EXPECT_EQ(job->comment.rfind("gpu/fallen_off_bus on n2 (Xid 79, 00000000:3B:00.0);", 0), 0u);
-  EXPECT_EQ(job->std_out.substr(job->std_out.size() - 13), "/slurm-23.out");
+  EXPECT_EQ(job->restart_count, 0);
 }
 
-TEST(ScontrolParser, ArrayTaskIsNamedByItsArrayId) {
-  auto job = parse_show_job("JobId=13 ArrayJobId=11 ArrayTaskId=2 JobState=COMPLETING\n");
+TEST(SlurmJobRecord, ArrayTask) {
+  auto job = parse(kArrayTask);
   ASSERT_TRUE(job);
-  EXPECT_EQ(job->job_id, "11_2");
+  EXPECT_EQ(job->job_id, "147_2");
+  EXPECT_EQ(job->std_out, "/tmp/ffsj-147_2.out");
+}
+
+// The helper writes the user's text as a JSON string: whatever it holds
+// (quotes, "Key=value" words, bytes that are not UTF-8) comes back as that
+// one value and nothing else.
+TEST(SlurmJobRecord, HostileTextStaysInsideItsValue) {
+  SlurmJob job;
+  job.job_id = "12";
+  job.state = "FAILED";
+  job.exit_code = "1:0";
+  job.nodes = {"n1", "n2"};
+  job.uid = 1001;
+  job.user = "alice";
+  job.std_out = R"(/home/alice/x","nodes":["victim-17"],"state":"COMPLETED","y":")";
+  job.std_err = "/home/alice/e JobState=COMPLETED NodeList=victim-17 Restarts=3 \n StdOut=/etc";
+  auto back = parse(slurm_job_json(job));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->nodes, (std::vector<std::string>{"n1", "n2"}));
+  EXPECT_EQ(back->state, "FAILED");
+  EXPECT_EQ(back->restart_count, 0);
+  EXPECT_EQ(back->std_out, job.std_out);
+  EXPECT_EQ(back->std_err, job.std_err);
+
+  job.std_out = "/home/alice/\xff\xfe.out";  // a path is bytes, JSON is UTF-8
+  back = parse(slurm_job_json(job));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->std_out, "/home/alice/\xef\xbf\xbd\xef\xbf\xbd.out");
+  EXPECT_EQ(back->nodes, (std::vector<std::string>{"n1", "n2"}));
+}
+
+TEST(SlurmJobRecord, MissingMembersTakeTheirDefaults) {
+  auto job = parse(R"({"job_id": "5", "state": "RUNNING"})");
+  ASSERT_TRUE(job);
   EXPECT_TRUE(job->running());
+  EXPECT_TRUE(job->nodes.empty());
+  EXPECT_EQ(job->start_time, "");
+  EXPECT_EQ(job->exit_code, "");
+  EXPECT_EQ(job->std_out, "");
+  EXPECT_EQ(job->uid, -1);
+  EXPECT_EQ(job->restart_count, 0);
+}
+
+TEST(SlurmJobRecord, NotARecord) {
+  for (const std::string text :
+       {"", "JobId=5 JobState=FAILED", "[]", "null", R"({"job_id": "5"})", R"({"state": "FAILED"})",
+        R"({"job_id": "5", "state": "FAILED")"}) {
+    std::string problem;
+    EXPECT_FALSE(parse_slurm_job_json(text, problem)) << text;
+    EXPECT_FALSE(problem.empty()) << text;
+  }
+}
+
+// One member that is not what the helper writes and the whole record is
+// not used: the agent then knows the job from the bundles alone.
+TEST(SlurmJobRecord, AnyMemberOfTheWrongShapeMakesItUnusable) {
+  const std::vector<std::pair<std::string, json>> bad = {
+      {"job_id", 12},
+      {"job_id", "12;rm"},
+      {"job_id", "12 JobState=COMPLETED"},
+      {"job_id", "-1"},
+      {"state", "failed"},
+      {"state", "FAILED JobState=COMPLETED"},
+      {"state", 3},
+      {"exit_code", "1"},
+      {"exit_code", "1:0 x"},
+      {"start_time", "2026-11-30T05:01:02"},  // local time, no zone
+      {"end_time", 1796000000},
+      {"nodes", "n1"},
+      {"nodes", {"n1", 2}},
+      {"nodes", {"n1", "../../etc"}},
+      {"nodes", {"n1/x"}},
+      {"nodes", {"-n1"}},
+      {"nodes", {"n1 victim-17"}},
+      {"nodes", {std::string(65, 'a')}},
+      {"batch_host", "../x"},
+      {"std_out", 5},
+      {"std_out", std::string("/tmp/a\0b", 8)},
+      {"user", json::array()},
+      {"uid", "0"},
+      {"uid", 1.5},
+      {"uid", -5},
+      {"uid", 1LL << 40},
+      {"restart_count", -1},
+      {"restart_count", "2"},
+  };
+  for (const auto& [key, value] : bad) {
+    json record = json::parse(kFailedJob);
+    record[key] = value;
+    std::string problem;
+    EXPECT_FALSE(parse_slurm_job_json(record.dump(), problem)) << key << " = " << value.dump();
+    EXPECT_NE(problem.find(key), std::string::npos) << problem;
+  }
+}
+
+TEST(SlurmJobRecord, NullMembersAreMissing) {
+  json record = json::parse(kFailedJob);
+  record["nodes"] = nullptr;
+  record["start_time"] = nullptr;
+  auto job = parse(record.dump());
+  ASSERT_TRUE(job);
+  EXPECT_TRUE(job->nodes.empty());
+  EXPECT_EQ(job->start_time, "");
+}
+
+// Slurm's times are epoch seconds: UTC whatever the agent's zone is.
+TEST(SlurmEpochToUtc, IndependentOfTheLocalZone) {
+  const char* old = getenv("TZ");
+  std::string saved = old ? old : "";
+  for (const char* zone : {"UTC", "America/New_York", "Asia/Kolkata"}) {
+    setenv("TZ", zone, 1);
+    tzset();
+    EXPECT_EQ(slurm_epoch_to_utc(1796000000), "2026-11-30T00:53:20Z") << zone;
+  }
+  if (old)
+    setenv("TZ", saved.c_str(), 1);
+  else
+    unsetenv("TZ");
+  tzset();
+  EXPECT_EQ(slurm_epoch_to_utc(0), "");
+  EXPECT_EQ(slurm_epoch_to_utc(-1), "");
+  EXPECT_EQ(slurm_epoch_to_utc(0xfffffffeLL), "");  // NO_VAL
+  EXPECT_EQ(slurm_epoch_to_utc(0xffffffffLL), "");  // INFINITE
 }
 
 // slurmctld refuses a Comment once the job's base state is past SUSPENDED;
 // COMPLETING (the Epilog runs) is already too late.
-TEST(ScontrolParser, OnlyALiveJobAcceptsAComment) {
-  for (const char* state : {"PENDING", "RUNNING", "SUSPENDED", "CONFIGURING"})
-    EXPECT_TRUE(parse_show_job(std::string("JobId=5 JobState=") + state + "\n")->accepts_comment())
-        << state;
-  for (const char* state : {"COMPLETING", "FAILED", "TIMEOUT", "COMPLETED", "STAGE_OUT"})
-    EXPECT_FALSE(parse_show_job(std::string("JobId=5 JobState=") + state + "\n")->accepts_comment())
-        << state;
+TEST(SlurmJobRecord, OnlyALiveJobAcceptsAComment) {
+  SlurmJob job;
+  for (const char* state : {"PENDING", "RUNNING", "SUSPENDED", "CONFIGURING"}) {
+    job.state = state;
+    EXPECT_TRUE(job.accepts_comment()) << state;
+  }
+  for (const char* state : {"COMPLETING", "FAILED", "TIMEOUT", "COMPLETED", "STAGE_OUT"}) {
+    job.state = state;
+    EXPECT_FALSE(job.accepts_comment()) << state;
+  }
 }
 
-TEST(ScontrolParser, NoRecordIsNotFound) {
-  EXPECT_FALSE(parse_show_job(""));
-  EXPECT_FALSE(parse_show_job("slurm_load_jobs error: Invalid job id specified\n"));
+// `scontrol show node -o`: the Reason comes after State, and a Reason may
+// hold "State=..." words; the node's own State is the first.
+TEST(ScontrolFields, AKeySeenAgainKeepsItsFirstValue) {
+  auto f = parse_scontrol_fields(
+      "NodeName=n2 Arch=x86_64 CoresPerSocket=1 State=IDLE+DRAIN ThreadsPerCore=1 "
+      "Reason=firstfault: gpu.fallen_off_bus State=IDLE NodeName=n9 [root@2026-11-30T05:01:00]");
+  EXPECT_EQ(f["NodeName"], "n2");
+  EXPECT_EQ(f["State"], "IDLE+DRAIN");
+  EXPECT_EQ(f["Reason"], "firstfault: gpu.fallen_off_bus");
 }
 
 TEST(ScontrolParser, ShowConfig) {
