@@ -26,7 +26,8 @@ cluster_setup_file() {
   [[ $EUID -eq 0 ]] || return 0
   "$CLUSTER" start
   local part
-  for part in lib/spank_firstfault.so bin/firstfault-epilog bin/firstfault-collect bin/firstfault; do
+  for part in lib/spank_firstfault.so bin/firstfault-epilog bin/firstfault-collect bin/firstfault \
+              bin/firstfault-slurm-job; do
     [[ -f $FF_ROOT/install/$part ]] || {
       echo "not deployed: $FF_ROOT/install/$part (build, then: cluster.sh deploy BUILD_DIR)" >&2
       return 1
