@@ -162,11 +162,13 @@ assert_no_drain() {
   }
 }
 
-# Slurm's "exit:signal" of a job, and its run time in seconds.
-job_exit_code() { scontrol -o show job "$1" 2>/dev/null | grep -o ' ExitCode=[0-9]*:[0-9]*' | cut -d= -f2; }
+# Slurm's "exit:signal" of a job, and its run time in seconds. The first
+# match: scontrol prints these fields before the Comment, which is the user's
+# text and may hold "ExitCode=..." too.
+job_exit_code() { scontrol -o show job "$1" 2>/dev/null | grep -o ' ExitCode=[0-9]*:[0-9]*' | head -n1 | cut -d= -f2; }
 job_runtime_s() {
   local t
-  t=$(scontrol -o show job "$1" 2>/dev/null | grep -o ' RunTime=[0-9:-]*' | cut -d= -f2)
+  t=$(scontrol -o show job "$1" 2>/dev/null | grep -o ' RunTime=[0-9:-]*' | head -n1 | cut -d= -f2)
   awk -F: -v t="$t" 'BEGIN { n = split(t, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s }'
 }
 
