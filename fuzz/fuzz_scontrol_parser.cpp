@@ -1,17 +1,27 @@
-// Fuzzes the parsers of `scontrol show job -o` / `show config` output and
-// the Slurm local-time conversion, which read text from another program.
+// Fuzzes what the agent reads from other programs about Slurm: the JSON
+// record of firstfault-slurm-job, `scontrol show node -o` fields and
+// `show config` output.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
+#include "common/node_name.h"
 #include "slurm/slurm_job.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
-  auto job = ff::agent::parse_show_job(text);
-  (void)job;
+  std::string problem;
+  auto job = ff::agent::parse_slurm_job_json(text, problem);
+  if (job) {
+    // A record the agent uses names only nodes that are safe as a path.
+    for (const auto& n : job->nodes)
+      if (!ff::valid_node_name(n)) __builtin_trap();
+    // And it says the same after the helper's own serialisation.
+    std::string again;
+    auto back = ff::agent::parse_slurm_job_json(ff::agent::slurm_job_json(*job), again);
+    if (!back || back->nodes != job->nodes || back->state != job->state) __builtin_trap();
+  }
   (void)ff::agent::parse_scontrol_fields(text);
   (void)ff::agent::parse_show_config(text);
-  (void)ff::agent::slurm_time_to_utc(text);
   return 0;
 }

@@ -68,11 +68,14 @@ head -c 8192 "$(find "$EX" -type f -name syslog | sort | head -n 1)" | gzip -c |
 printf 'no newline at end' | seed gzip_lines no-newline
 printf 'a\0b\nc\n' | seed gzip_lines nul-byte
 
-# scontrol: the 22.05 line of the unit test, a multi-record output, show config.
-printf '%s\n' "JobId=12 JobName=train job UserId=alice(1001) GroupId=alice(1001) JobState=FAILED Reason=NonZeroExitCode Requeue=1 Restarts=2 ExitCode=5:0 RunTime=00:00:03 TimeLimit=UNLIMITED SubmitTime=2026-11-30T05:01:00 StartTime=2026-11-30T05:01:02 EndTime=2026-11-30T05:01:05 Partition=debug NodeList=n[1-3] BatchHost=n1 NumNodes=3 Command=/home/alice/train.sh WorkDir=/home/alice/my runs Comment=gpu/fallen_off_bus on n2 (Xid 79) StdOut=/home/alice/slurm-12.out Power=" \
-  | seed scontrol_parser show-job-failed
-printf '%s\n%s\n' "JobId=7_3 ArrayJobId=7 ArrayTaskId=3 JobState=RUNNING Reason=None ExitCode=0:0 StartTime=2026-03-29T01:30:00 EndTime=Unknown NodeList=gpu-a[01-02]" \
-  "JobId=8 JobState=COMPLETING" | seed scontrol_parser two-records
+# firstfault-slurm-job records (as the real helper printed them for a failed
+# job and an array task), a `show node` line, show config.
+printf '%s\n' '{"batch_host":"n1","end_time":"2026-12-02T01:07:05Z","exit_code":"3:0","job_id":"146","nodes":["n1","n2"],"restart_count":0,"start_time":"2026-12-02T01:07:05Z","state":"FAILED","std_err":"/tmp/x 146 NodeList=evil.out","std_out":"/tmp/x 146 NodeList=evil.out","uid":0,"user":"root"}' \
+  | seed scontrol_parser helper-failed
+printf '%s\n' '{"batch_host":"n1","end_time":"","exit_code":"0:0","job_id":"147_2","nodes":["n1"],"restart_count":1,"start_time":"2026-12-02T01:11:58Z","state":"RUNNING","std_err":"/tmp/ffsj-147_2.out","std_out":"/tmp/ffsj-147_2.out","uid":1001,"user":"alice"}' \
+  | seed scontrol_parser helper-array-task
+printf '%s\n' "NodeName=n1 Arch=x86_64 CoresPerSocket=1 State=IDLE+DRAIN ThreadsPerCore=1 Reason=firstfault: gpu.fallen_off_bus in jobs 12 State=IDLE [root@2026-11-30T05:01:00]" \
+  | seed scontrol_parser show-node-drained
 printf 'Configuration data as of 2026-11-30T05:00:00\nClusterName             = test\nSlurmctldHost[0]        = head\nMessageTimeout          = 10 sec\n' \
   | seed scontrol_parser show-config
 

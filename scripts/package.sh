@@ -58,7 +58,7 @@ if ((do_build)); then
     -DCMAKE_CXX_FLAGS="$cxxflags" \
     -DCMAKE_EXE_LINKER_FLAGS="$ldflags" -DCMAKE_MODULE_LINKER_FLAGS="$ldflags" \
     -DCMAKE_SHARED_LINKER_FLAGS="$ldflags" >/dev/null
-  cmake --build "$build_dir" -j"$(nproc)" --target firstfault firstfault-collect firstfault-epilog spank_firstfault
+  cmake --build "$build_dir" -j"$(nproc)" --target firstfault firstfault-slurm-job firstfault-collect firstfault-epilog spank_firstfault
 fi
 [[ -f $build_dir/CMakeCache.txt ]] || { log "no CMake build in $build_dir"; exit 1; }
 # Where that build's install() puts the plugin (FIRSTFAULT_SPANK_INSTALL_DIR).

@@ -206,6 +206,10 @@ AgentConfig parse_agent_config(const std::string& text, const std::string& name)
       c.central.margin_after_s = positive(name, key, v, 0);
     } else if (key == "scontrol") {
       c.slurm.scontrol = scalar<std::string>(name, key, v);
+    } else if (key == "slurm_job_helper") {
+      c.slurm.slurm_job_helper = scalar<std::string>(name, key, v);
+      if (c.slurm.slurm_job_helper.empty() || c.slurm.slurm_job_helper[0] != '/')
+        fail(name, v.Mark(), "'slurm_job_helper' must be an absolute path");
     } else if (key == "sacctmgr") {
       c.slurm.sacctmgr = v.IsNull() ? "" : scalar<std::string>(name, key, v);
     } else if (key == "slurm_timeout_s") {

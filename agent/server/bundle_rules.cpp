@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include "common/node_name.h"
+
 namespace ff::agent {
 
 namespace {
@@ -36,11 +38,7 @@ bool valid_job_id(const std::string& job_id) {
 }
 
 bool valid_node_name(const std::string& node) {
-  if (node.empty() || node.size() > 64) return false;
-  if (!std::isalnum(static_cast<unsigned char>(node[0]))) return false;
-  for (char c : node)
-    if (!is_name_char(c)) return false;
-  return true;
+  return ff::valid_node_name(node);
 }
 
 bool valid_bundle_id(const std::string& bundle_id) {

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "common/node_name.h"
 #include "common/user_file.h"
 #include "read/bundle_paths.h"
 #include "server/durable_file.h"
@@ -291,6 +292,12 @@ MergeResult rebuild_incident(const StateLayout& layout, const JobKey& key,
   std::map<std::string, const BundleRecord*> winner;
   for (const auto& b : bundles) winner[b.node] = &b;
   for (const auto& [node, b] : winner) {
+    // Checked on upload and on recovery; checked again where it becomes a
+    // directory, whatever filled the store.
+    if (!ff::valid_node_name(node)) {
+      result.problems.push_back("bundle " + b->bundle_id + ": not a node name, its files skipped");
+      continue;
+    }
     fs::path from = bundle_dir(*b) / "nodes" / node;
     auto names = regular_files(from);
     if (names.empty()) continue;

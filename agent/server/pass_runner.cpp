@@ -73,7 +73,7 @@ std::optional<SlurmJob> PassRunner::slurm_job(const JobKey& key, int timeout_ms,
   }
   JobLookup lookup = slurm_.show_job(key.job_id, timeout_ms);
   if (lookup.status == JobLookup::Status::error)
-    spdlog::warn("scontrol show job {}: {}", key.job_id, lookup.error);
+    spdlog::warn("slurm job {}: {}", key.job_id, lookup.error);
   {
     std::lock_guard<std::mutex> lock(cache_mutex_);
     auto ttl = lookup.status == JobLookup::Status::error ? kFailedLookupTtl : kLookupTtl;

@@ -40,11 +40,11 @@ ProcessOptions SlurmClient::bounded(int timeout_ms) const {
 }
 
 JobLookup SlurmClient::show_job(const std::string& job_id, int timeout_ms) const {
+  // Exit status 3: slurmctld knows no such job (any more).
+  constexpr int kNotFound = 3;
   JobLookup lookup;
-  ProcessResult r =
-      run_process({paths_.scontrol, "show", "job", "-o", job_id}, bounded(timeout_ms));
-  if (r.err.find("Invalid job id") != std::string::npos ||
-      r.out.find("Invalid job id") != std::string::npos) {
+  ProcessResult r = run_process({paths_.slurm_job_helper, job_id}, bounded(timeout_ms));
+  if (r.started && !r.timed_out && r.signal == 0 && r.exit_code == kNotFound) {
     lookup.status = JobLookup::Status::not_found;
     return lookup;
   }
@@ -52,8 +52,13 @@ JobLookup SlurmClient::show_job(const std::string& job_id, int timeout_ms) const
     lookup.error = failure(r);
     return lookup;
   }
-  lookup.job = parse_show_job(r.out);
-  lookup.status = lookup.job ? JobLookup::Status::found : JobLookup::Status::not_found;
+  std::string problem;
+  lookup.job = parse_slurm_job_json(r.out, problem);
+  if (!lookup.job) {
+    lookup.error = "unusable answer of " + paths_.slurm_job_helper + ": " + problem;
+    return lookup;
+  }
+  lookup.status = JobLookup::Status::found;
   return lookup;
 }
 

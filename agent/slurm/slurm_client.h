@@ -1,5 +1,6 @@
-// The agent's only way to Slurm: scontrol and sacctmgr run by exec with an
-// argument vector (common/run_process), each with a time bound. Thread-safe.
+// The agent's only way to Slurm: scontrol, sacctmgr and firstfault-slurm-job
+// run by exec with an argument vector (common/run_process), each with a time
+// bound. Thread-safe.
 #pragma once
 
 #include <chrono>
@@ -14,6 +15,8 @@ namespace ff::agent {
 
 struct SlurmPaths {
   std::string scontrol = "/usr/bin/scontrol";
+  // Prints one job's record as JSON (slurm_job.h), read with libslurm.
+  std::string slurm_job_helper = "/usr/libexec/firstfault/firstfault-slurm-job";
   // "auto": /usr/bin/sacctmgr when AccountingStorageType is not none;
   // a path: that program, under the same condition; "" (or off/none): never.
   std::string sacctmgr = "auto";
@@ -47,8 +50,9 @@ class SlurmClient {
  public:
   explicit SlurmClient(SlurmPaths paths);
 
-  // `timeout_ms` > 0 bounds this call below paths().timeout_s (a fast pass
-  // must answer within the client's deadline).
+  // The job's record from firstfault-slurm-job. `timeout_ms` > 0 bounds this
+  // call below paths().timeout_s (a fast pass must answer within the
+  // client's deadline).
   JobLookup show_job(const std::string& job_id, int timeout_ms = 0) const;
   // Cached after the first successful read; a failure is remembered for a
   // minute (a controller that is down answers only after the time bound).

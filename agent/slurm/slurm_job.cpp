@@ -2,12 +2,15 @@
 
 #include <cctype>
 #include <ctime>
+#include <limits>
+#include <nlohmann/json.hpp>
 #include <sstream>
-#include <stdexcept>
 
-#include "common/hostlist.h"
+#include "common/node_name.h"
 
 namespace ff::agent {
+
+using nlohmann::json;
 
 namespace {
 
@@ -31,14 +34,51 @@ std::string trim(const std::string& s) {
   return s.substr(b, e - b + 1);
 }
 
-bool is_null(const std::string& v) {
-  return v.empty() || v == "(null)" || v == "None";
+bool all_of(const std::string& s, int (*pred)(int)) {
+  for (char c : s)
+    if (!pred(static_cast<unsigned char>(c))) return false;
+  return true;
+}
+
+// digits, then "_digits" (array task) or "+digits" (het component).
+bool job_id_form(const std::string& id) {
+  auto sep = id.find_first_of("_+");
+  std::string head = id.substr(0, sep);
+  std::string tail = sep == std::string::npos ? "1" : id.substr(sep + 1);
+  return !head.empty() && head.size() <= 10 && !tail.empty() && tail.size() <= 10 &&
+         all_of(head, ::isdigit) && all_of(tail, ::isdigit);
+}
+
+// Slurm's state names: upper case and '_' ("NODE_FAIL", "OUT_OF_MEMORY").
+bool state_form(const std::string& s) {
+  if (s.empty() || s.size() > 32) return false;
+  for (char c : s)
+    if (!(c >= 'A' && c <= 'Z') && c != '_') return false;
+  return true;
+}
+
+bool exit_code_form(const std::string& s) {
+  auto colon = s.find(':');
+  if (colon == std::string::npos) return false;
+  std::string exit = s.substr(0, colon), sig = s.substr(colon + 1);
+  return !exit.empty() && exit.size() <= 10 && !sig.empty() && sig.size() <= 10 &&
+         all_of(exit, ::isdigit) && all_of(sig, ::isdigit);
+}
+
+// Exactly what slurm_epoch_to_utc writes: "YYYY-MM-DDTHH:MM:SSZ".
+bool utc_form(const std::string& s) {
+  static const char kShape[] = "dddd-dd-ddTdd:dd:ddZ";
+  if (s.size() != sizeof kShape - 1) return false;
+  for (std::size_t i = 0; i < s.size(); ++i)
+    if (kShape[i] == 'd' ? !std::isdigit(static_cast<unsigned char>(s[i])) : s[i] != kShape[i])
+      return false;
+  return true;
 }
 
 }  // namespace
 
 bool SlurmJob::running() const {
-  // COMPLETING: the Epilog runs; scontrol shows the flag, not the final state.
+  // COMPLETING: the Epilog runs; Slurm shows the flag, not the final state.
   static const char* const kLive[] = {"PENDING",     "RUNNING",  "SUSPENDED", "COMPLETING",
                                       "CONFIGURING", "RESIZING", "REQUEUED",  "STAGE_OUT",
                                       "SIGNALING",   "STOPPED"};
@@ -48,8 +88,8 @@ bool SlurmJob::running() const {
 }
 
 bool SlurmJob::accepts_comment() const {
-  // scontrol prints a flag name (CONFIGURING, RESIZING, STOPPED) instead of
-  // the base state for some flags; these three only occur on a live job.
+  // Slurm names a flag (CONFIGURING, RESIZING, STOPPED) instead of the base
+  // state for some flags; these three only occur on a live job.
   static const char* const kAccepting[] = {"PENDING",     "RUNNING",  "SUSPENDED",
                                            "CONFIGURING", "RESIZING", "STOPPED"};
   for (const char* s : kAccepting)
@@ -57,74 +97,110 @@ bool SlurmJob::accepts_comment() const {
   return false;
 }
 
+std::string slurm_job_json(const SlurmJob& job) {
+  json j = {{"job_id", job.job_id},
+            {"state", job.state},
+            {"exit_code", job.exit_code},
+            {"start_time", job.start_time},
+            {"end_time", job.end_time},
+            {"nodes", job.nodes},
+            {"batch_host", job.batch_host},
+            {"std_out", job.std_out},
+            {"std_err", job.std_err},
+            {"user", job.user},
+            {"uid", job.uid},
+            {"restart_count", job.restart_count}};
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::optional<SlurmJob> parse_slurm_job_json(const std::string& text, std::string& problem) {
+  json j = json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    problem = "not a JSON object";
+    return std::nullopt;
+  }
+  SlurmJob job;
+  auto fail = [&](const std::string& key, const std::string& why) {
+    problem = "'" + key + "' " + why;
+    return std::nullopt;
+  };
+  // A string member: missing → "", anything but a string → a problem.
+  auto text_of = [&](const char* key, std::string& out) {
+    auto it = j.find(key);
+    if (it == j.end() || it->is_null()) return true;
+    if (!it->is_string()) return false;
+    out = it->get<std::string>();
+    return out.find('\0') == std::string::npos;
+  };
+  auto int_of = [&](const char* key, int& out, int min) {
+    auto it = j.find(key);
+    if (it == j.end() || it->is_null()) return true;
+    if (!it->is_number_integer()) return false;
+    auto v = it->get<std::int64_t>();
+    if (v < min || v > std::numeric_limits<int>::max()) return false;
+    out = static_cast<int>(v);
+    return true;
+  };
+  for (const char* key : {"job_id", "state"})
+    if (!j.contains(key)) return fail(key, "missing");
+  if (!text_of("job_id", job.job_id) || !job_id_form(job.job_id))
+    return fail("job_id", "is not a Slurm job id");
+  if (!text_of("state", job.state) || !state_form(job.state))
+    return fail("state", "is not a Slurm job state");
+  if (!text_of("exit_code", job.exit_code) ||
+      (!job.exit_code.empty() && !exit_code_form(job.exit_code)))
+    return fail("exit_code", "is not exit:signal");
+  using Member = std::pair<const char*, std::string*>;
+  for (auto [key, out] : {Member{"start_time", &job.start_time}, Member{"end_time", &job.end_time}})
+    if (!text_of(key, *out) || (!out->empty() && !utc_form(*out)))
+      return fail(key, "is not an RFC 3339 UTC time");
+  if (auto it = j.find("nodes"); it != j.end() && !it->is_null()) {
+    if (!it->is_array()) return fail("nodes", "is not a list");
+    for (const auto& n : *it) {
+      if (!n.is_string() || !ff::valid_node_name(n.get<std::string>()))
+        return fail("nodes", "holds something that is not a node name");
+      job.nodes.push_back(n.get<std::string>());
+    }
+  }
+  if (!text_of("batch_host", job.batch_host) ||
+      (!job.batch_host.empty() && !ff::valid_node_name(job.batch_host)))
+    return fail("batch_host", "is not a node name");
+  for (auto [key, out] : {Member{"std_out", &job.std_out}, Member{"std_err", &job.std_err},
+                          Member{"user", &job.user}})
+    if (!text_of(key, *out)) return fail(key, "is not a string");
+  if (!int_of("uid", job.uid, -1)) return fail("uid", "is not a uid");
+  if (!int_of("restart_count", job.restart_count, 0))
+    return fail("restart_count", "is not a count");
+  return job;
+}
+
+std::string slurm_epoch_to_utc(std::int64_t seconds) {
+  // NO_VAL (0xfffffffe) and INFINITE (0xffffffff) as 32-bit markers; a
+  // real time past 2106 is not Slurm's either.
+  if (seconds <= 0 || seconds >= 0xfffffffeLL) return "";
+  std::time_t t = static_cast<std::time_t>(seconds);
+  std::tm utc{};
+  if (gmtime_r(&t, &utc) == nullptr) return "";
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return buf;
+}
+
 std::map<std::string, std::string> parse_scontrol_fields(const std::string& line) {
   std::map<std::string, std::string> fields;
   std::istringstream words(line);
   std::string word, key;
+  bool keep = false;  // the current key was seen first here
   while (words >> word) {
     if (starts_field(word)) {
       auto eq = word.find('=');
       key = word.substr(0, eq);
-      fields[key] = word.substr(eq + 1);
-    } else if (!key.empty()) {
+      keep = fields.emplace(key, word.substr(eq + 1)).second;
+    } else if (keep) {
       fields[key] += " " + word;
     }
   }
   return fields;
-}
-
-std::optional<SlurmJob> parse_show_job(const std::string& output) {
-  std::istringstream lines(output);
-  std::string line;
-  while (std::getline(lines, line)) {
-    if (line.rfind("JobId=", 0) != 0) continue;
-    auto f = parse_scontrol_fields(line);
-    SlurmJob job;
-    auto get = [&](const char* k) -> std::string {
-      auto it = f.find(k);
-      return it == f.end() || is_null(it->second) ? "" : it->second;
-    };
-    job.job_id = get("JobId");
-    // Array tasks: "JobId=12 ArrayJobId=11 ArrayTaskId=1" is asked for as 11_1.
-    if (!get("ArrayJobId").empty() && !get("ArrayTaskId").empty())
-      job.job_id = get("ArrayJobId") + "_" + get("ArrayTaskId");
-    job.state = get("JobState");
-    job.exit_code = get("ExitCode");
-    job.start_time = slurm_time_to_utc(get("StartTime"));
-    job.end_time = slurm_time_to_utc(get("EndTime"));
-    std::string nodelist = get("NodeList");
-    if (!nodelist.empty()) {
-      try {
-        job.nodes = ff::expand_hostlist(nodelist);
-      } catch (const std::exception&) {
-        job.nodes.clear();
-      }
-    }
-    job.batch_host = get("BatchHost");
-    job.std_out = get("StdOut");
-    job.std_err = get("StdErr");
-    std::string user = get("UserId");
-    auto paren = user.find('(');
-    job.user = user.substr(0, paren);
-    if (paren != std::string::npos) {
-      try {
-        job.uid = std::stoi(user.substr(paren + 1));
-      } catch (const std::exception&) {
-        job.uid = -1;
-      }
-    }
-    try {
-      // 22.05 prints "Restarts=", some tools "RestartCnt=".
-      std::string restarts = get("Restarts").empty() ? get("RestartCnt") : get("Restarts");
-      job.restart_count = restarts.empty() ? 0 : std::stoi(restarts);
-    } catch (const std::exception&) {
-      job.restart_count = 0;
-    }
-    job.comment = get("Comment");
-    job.fields = std::move(f);
-    return job;
-  }
-  return std::nullopt;
 }
 
 std::map<std::string, std::string> parse_show_config(const std::string& output) {
@@ -139,20 +215,6 @@ std::map<std::string, std::string> parse_show_config(const std::string& output) 
     out[key] = trim(line.substr(eq + 3));
   }
   return out;
-}
-
-std::string slurm_time_to_utc(const std::string& local) {
-  std::tm tm{};
-  const char* end = strptime(local.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
-  if (end == nullptr || *end != '\0') return "";
-  tm.tm_isdst = -1;
-  std::time_t t = std::mktime(&tm);
-  if (t == static_cast<std::time_t>(-1)) return "";
-  std::tm utc{};
-  gmtime_r(&t, &utc);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return buf;
 }
 
 }  // namespace ff::agent

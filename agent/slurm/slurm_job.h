@@ -1,8 +1,16 @@
-// What `scontrol show job -o <id>` says about one job, reduced to the fields
-// the agent uses, and the parser of that output (kept apart from running
-// scontrol so captured text can be tested).
+// What Slurm says about one job, reduced to the fields the agent uses, and the
+// one JSON object that carries it from firstfault-slurm-job (which reads it
+// with libslurm's slurm_load_job) to the agent.
+//
+// The job's Comment, name, working directory and output paths are the user's
+// text. `scontrol show job -o` prints them among the other `Key=value` words
+// with nothing to tell them apart, so a Comment "x JobState=COMPLETED
+// NodeList=victim" reads as real fields. The helper takes each field from
+// its own member of Slurm's job record instead, and JSON keeps a string a
+// string: the user's text can only ever be the value of std_out or std_err.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -11,22 +19,20 @@
 namespace ff::agent {
 
 struct SlurmJob {
-  std::string job_id;
-  std::string state;       // JobState: RUNNING, COMPLETING, FAILED, ...
-  std::string exit_code;   // ExitCode, "exit:signal"
-  std::string start_time;  // RFC 3339 UTC; "" when Slurm says Unknown/None
-  std::string end_time;
-  std::vector<std::string> nodes;  // NodeList expanded
+  std::string job_id;              // "12", an array task "11_2", a het component "12+1"
+  std::string state;               // RUNNING, COMPLETING, FAILED, ... as scontrol names it
+  std::string exit_code;           // "exit:signal"; "" when Slurm has none
+  std::string start_time;          // RFC 3339 UTC; "" when Slurm has none
+  std::string end_time;            // actual, or expected while the job runs
+  std::vector<std::string> nodes;  // the allocation, expanded; each a valid node name
   std::string batch_host;
-  std::string std_out;  // StdOut path as Slurm prints it
+  std::string std_out;  // StdOut path, patterns expanded as scontrol does
   std::string std_err;
-  std::string user;       // UserId "root(0)" → "root"
-  int uid = -1;           //                    → 0
-  int restart_count = 0;  // Restarts (RestartCnt) = the attempt
-  std::string comment;
-  std::map<std::string, std::string> fields;  // every key=value of the line
+  std::string user;       // "" when the uid has no name
+  int uid = -1;           // -1: unknown
+  int restart_count = 0;  // Slurm's restart count = the attempt
 
-  // The job has not reached a terminal state that scontrol shows: its final
+  // The job has not reached a terminal state that Slurm shows: its final
   // state and end time are not known yet (COMPLETING included).
   bool running() const;
   // slurmctld still accepts a Comment update. It refuses one as soon as the
@@ -35,20 +41,30 @@ struct SlurmJob {
   bool accepts_comment() const;
 };
 
-// Splits one `-o` line into key=value pairs. Values may hold spaces
-// (Comment, JobName, WorkDir): a space-separated word that does not start a
-// new `Key=` continues the previous value.
-std::map<std::string, std::string> parse_scontrol_fields(const std::string& line);
+// The helper's output: one JSON object with the members above
+// ({"job_id": "12", "state": "FAILED", "nodes": ["n1"], "uid": 1001, ...}).
+// Bytes that are not UTF-8 (a path may hold any) become U+FFFD.
+std::string slurm_job_json(const SlurmJob& job);
 
-// Parses the whole output; the first record is used (an array task is asked
-// for by its own id). nullopt when there is no record.
-std::optional<SlurmJob> parse_show_job(const std::string& output);
+// Reads the helper's object. job_id and state are required, every other
+// member may be missing (its default); a member of the wrong type, a state,
+// exit code or time that does not look like Slurm's, or a node name that is
+// not ff::valid_node_name makes the whole record untrusted: nullopt, and
+// `problem` says why.
+std::optional<SlurmJob> parse_slurm_job_json(const std::string& text, std::string& problem);
+
+// Seconds since the epoch → "2026-11-30T05:01:02Z". "" for 0 and below
+// (Slurm's "Unknown") and for Slurm's NO_VAL / INFINITE markers.
+std::string slurm_epoch_to_utc(std::int64_t seconds);
+
+// Splits one `scontrol show ... -o` line into key=value pairs. Values may
+// hold spaces: a space-separated word that does not start a new `Key=`
+// continues the previous value. A key seen again keeps its first value, so
+// free text late in a line (a node's Reason) cannot replace an earlier field.
+// Only for records without user text (`show node`); never for a job.
+std::map<std::string, std::string> parse_scontrol_fields(const std::string& line);
 
 // `scontrol show config` lines "Key = value" → map.
 std::map<std::string, std::string> parse_show_config(const std::string& output);
-
-// Slurm prints local times without a zone ("2026-11-30T05:01:02"); the
-// incident wants RFC 3339 UTC. "" for Unknown, None or unparseable text.
-std::string slurm_time_to_utc(const std::string& local);
 
 }  // namespace ff::agent

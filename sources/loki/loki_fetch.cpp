@@ -10,6 +10,7 @@
 #include <thread>
 #include <tuple>
 
+#include "common/node_name.h"
 #include "http/http_get.h"
 
 namespace ff::sources {
@@ -239,6 +240,16 @@ LokiFetch fetch_loki_logs(const LokiConfig& config, const std::vector<std::strin
   for (const auto& node : nodes) {
     for (const auto& [kind, pattern] : config.selectors) {
       std::string selector = loki_selector(pattern, node);
+      // The name becomes a directory of the incident: "..", "a/b" or an
+      // option-like name from a job.json is never asked for or written.
+      if (!ff::valid_node_name(node)) {
+        fetch.coverage.push_back({{"collector", "loki:" + kind},
+                                  {"node", node},
+                                  {"status", "error"},
+                                  {"lines", 0},
+                                  {"detail", "not asked: not a node name"}});
+        continue;
+      }
       fs::path file = incident_dir / "nodes" / node / (kind + ".loki");
       std::error_code ec;
       Pull p;

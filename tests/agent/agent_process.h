@@ -1,5 +1,5 @@
 // Test support: the real `firstfault agent` binary started on an ephemeral
-// port with a scratch state dir and fake scontrol/sacctmgr scripts, bundles
+// port with a scratch state dir and fake Slurm programs, bundles
 // built and uploaded as the collector does, and the example incident split
 // into per-node bundles.
 #pragma once
@@ -64,28 +64,33 @@ class TempDir {
   fs::path dir_;
 };
 
-// Fake Slurm commands: `scontrol show job` prints `job_line` (or "Invalid job
-// id" when empty), `show config` prints `config`, `update` and sacctmgr log
-// their arguments one call per line to <dir>/slurm-calls.log.
+// Fake Slurm programs: firstfault-slurm-job prints `job` (exit 3, "no such
+// job", when it is null), `scontrol show config` prints `config`, `scontrol
+// update` and sacctmgr log their arguments one call per line to
+// <dir>/slurm-calls.log.
 struct FakeSlurm {
-  std::string job_line;
-  bool controller_hangs = false;  // every scontrol call sleeps 30 s (slurmctld down)
+  json job;                       // the helper's record (agent/slurm/slurm_job.h)
+  bool controller_hangs = false;  // every call sleeps 30 s (slurmctld down)
   std::string config =
       "SlurmUser               = slurm(64030)\n"
       "AccountingStorageType   = accounting_storage/none\n";
 
+  // Where install() keeps the record the helper prints: rewrite it to change
+  // Slurm's answer while the agent runs.
+  static fs::path job_file(const fs::path& dir) { return dir / "slurm-job.json"; }
+
   void install(const fs::path& dir) const {
-    write_file(dir / "job.txt", job_line.empty() ? "" : job_line + "\n");
+    write_file(job_file(dir), job.is_null() ? "" : job.dump() + "\n");
     write_file(dir / "config.txt", config);
     std::string log = (dir / "slurm-calls.log").string();
+    std::string hang = controller_hangs ? "sleep 30\n" : "";
+    write_file(dir / "firstfault-slurm-job",
+               "#!/bin/sh\n" + hang + "if [ -s '" + job_file(dir).string() + "' ]; then cat '" +
+                   job_file(dir).string() + "'; exit 0; fi\nexit 3\n",
+               true);
     write_file(dir / "scontrol",
-               std::string("#!/bin/sh\n") + (controller_hangs ? "sleep 30\n" : "") +
+               "#!/bin/sh\n" + hang +
                    "case \"$1 $2\" in\n"
-                   "  'show job')\n"
-                   "    if [ -s '" +
-                   (dir / "job.txt").string() + "' ]; then cat '" + (dir / "job.txt").string() +
-                   "'; exit 0; fi\n"
-                   "    echo 'slurm_load_jobs error: Invalid job id specified' >&2; exit 1;;\n"
                    "  'show config') cat '" +
                    (dir / "config.txt").string() +
                    "';;\n"
@@ -103,14 +108,27 @@ struct FakeSlurm {
   }
 };
 
+// What firstfault-slurm-job prints for the example incident's job 48213.
+inline json example_job_record(const std::string& state) {
+  return {{"job_id", "48213"},
+          {"state", state},
+          {"exit_code", state == "RUNNING" ? "0:0" : "1:0"},
+          {"start_time", "2026-11-02T08:00:14Z"},
+          {"end_time", state == "RUNNING" ? "2026-11-03T08:00:14Z" : "2026-11-02T10:51:42Z"},
+          {"nodes", {"gpu-a01", "gpu-a02", "gpu-a03"}},
+          {"batch_host", "gpu-a01"},
+          {"std_out", "/nonexistent/slurm-48213.out"},
+          {"std_err", "/nonexistent/slurm-48213.out"},
+          {"user", "root"},
+          {"uid", 0},
+          {"restart_count", 0}};
+}
+
 // The example incident's job 48213 after it failed, in a cluster without
 // accounting: passes run at once, the Comment is skipped.
 inline FakeSlurm ended_job() {
   FakeSlurm s;
-  s.job_line =
-      "JobId=48213 JobName=train UserId=root(0) JobState=FAILED Restarts=0 ExitCode=1:0 "
-      "StartTime=2026-11-02T08:00:14 EndTime=2026-11-02T10:51:42 NodeList=gpu-a[01-03] "
-      "BatchHost=gpu-a01 Comment=(null) StdOut=/nonexistent/slurm-48213.out";
+  s.job = example_job_record("FAILED");
   return s;
 }
 
@@ -118,10 +136,7 @@ inline FakeSlurm ended_job() {
 // Comment.
 inline FakeSlurm running_job() {
   FakeSlurm s;
-  s.job_line =
-      "JobId=48213 JobName=train UserId=root(0) JobState=RUNNING Restarts=0 "
-      "ExitCode=0:0 StartTime=2026-11-02T08:00:14 EndTime=2026-11-03T08:00:14 "
-      "NodeList=gpu-a[01-03] BatchHost=gpu-a01 Comment=(null)";
+  s.job = example_job_record("RUNNING");
   return s;
 }
 
@@ -140,6 +155,9 @@ class AgentProcess {
         "\n"
         "scontrol: " +
         (dir_.path() / "scontrol").string() +
+        "\n"
+        "slurm_job_helper: " +
+        (dir_.path() / "firstfault-slurm-job").string() +
         "\n"
         "sacctmgr: " +
         (dir_.path() / "sacctmgr").string() + "\n" + extra_yaml;

@@ -17,17 +17,19 @@ namespace {
 
 using namespace fftest;
 
-// scontrol: `show job` answers for the id asked (the example job's line with
-// that id), `show node` says IDLE, `update` records its arguments in a file
-// of its own.
+// firstfault-slurm-job answers for the id asked (the example job's record
+// with that id); scontrol: `show node` says IDLE, `update` records its
+// arguments in a file of its own.
 void install_recording_scontrol(const fs::path& dir) {
+  write_file(dir / "firstfault-slurm-job",
+             R"(#!/bin/sh
+sed "s/\"job_id\":\"48213\"/\"job_id\":\"$1\"/" ')" +
+                 FakeSlurm::job_file(dir).string() + "'\n",
+             true);
   write_file(dir / "scontrol",
              "#!/bin/sh\n"
              "case \"$1 $2\" in\n"
-             "  'show job') sed \"s/JobId=48213 /JobId=$4 /\" '" +
-                 (dir / "job.txt").string() +
-                 "';;\n"
-                 "  'show config') cat '" +
+             "  'show config') cat '" +
                  (dir / "config.txt").string() +
                  "';;\n"
                  "  'show node') echo \"NodeName=$4 Arch=x86_64 State=IDLE ThreadsPerCore=1\";;\n"

@@ -11,11 +11,7 @@ namespace {
 using namespace fftest;
 
 FakeSlurm ended_job_with_accounting() {
-  FakeSlurm s;
-  s.job_line =
-      "JobId=48213 JobName=train UserId=root(0) JobState=FAILED Restarts=0 ExitCode=1:0 "
-      "StartTime=2026-11-02T08:00:14 EndTime=2026-11-02T10:51:42 NodeList=gpu-a[01-03] "
-      "BatchHost=gpu-a01 Comment=(null) StdOut=/nonexistent/slurm-48213.out";
+  FakeSlurm s = ended_job();
   s.config = "SlurmUser = slurm(64030)\nAccountingStorageType = accounting_storage/slurmdbd\n";
   return s;
 }
@@ -68,8 +64,8 @@ TEST(FinalPass, AfterEveryNodesEpilogBundle) {
 // the final pass waits for the terminal state instead of guessing it.
 TEST(FinalPass, WaitsForTheTerminalStateOfACompletingJob) {
   FakeSlurm s = ended_job_with_accounting();
-  std::string failed_line = s.job_line;
-  s.job_line.replace(s.job_line.find("JobState=FAILED"), 15, "JobState=COMPLETING");
+  json failed = s.job;
+  s.job["state"] = "COMPLETING";
   AgentProcess agent("", s);
   auto client = agent.client();
   for (const auto& b : example_bundles("01-xid79-fallen-off-bus", "epilog", 1796000000000000000LL))
@@ -77,7 +73,7 @@ TEST(FinalPass, WaitsForTheTerminalStateOfACompletingJob) {
   std::this_thread::sleep_for(std::chrono::milliseconds(2500));
   EXPECT_EQ(read(client, "/api/v1/jobs/48213/diagnosis")->status, 404) << agent.log();
 
-  write_file(agent.dir() / "job.txt", failed_line + "\n");  // slurmctld heard the last Epilog
+  write_file(FakeSlurm::job_file(agent.dir()), failed.dump());  // slurmctld heard the last Epilog
   auto d = wait_for_diagnosis(client, "48213");
   ASSERT_TRUE(d) << agent.log();
   EXPECT_EQ((*d)["terminal_state"], "FAILED");
@@ -89,7 +85,7 @@ TEST(FinalPass, WaitsForTheTerminalStateOfACompletingJob) {
 
 TEST(FinalPass, CompletedJobGetsNoComment) {
   FakeSlurm s;
-  s.job_line = "JobId=77 JobState=COMPLETED Restarts=0 ExitCode=0:0 NodeList=n1";
+  s.job = {{"job_id", "77"}, {"state", "COMPLETED"}, {"exit_code", "0:0"}, {"nodes", {"n1"}}};
   s.config = "SlurmUser = slurm(64030)\nAccountingStorageType = accounting_storage/slurmdbd\n";
   AgentProcess agent("", s);
   auto client = agent.client();

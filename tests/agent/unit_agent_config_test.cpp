@@ -59,6 +59,20 @@ TEST(AgentConfig, DatabaseDefaultsIntoStateDir) {
   EXPECT_EQ(c.database, "/srv/ff/firstfault.db");
 }
 
+// The job's record comes from the helper the packages install, unless
+// agent.yaml names another (an absolute path: the agent runs it by exec).
+TEST(AgentConfig, SlurmJobHelper) {
+  EXPECT_EQ(parse_agent_config("state_dir: /srv/ff\n", "a.yaml").slurm.slurm_job_helper,
+            "/usr/libexec/firstfault/firstfault-slurm-job");
+  EXPECT_EQ(parse_agent_config("slurm_job_helper: /opt/ff/bin/firstfault-slurm-job\n", "a.yaml")
+                .slurm.slurm_job_helper,
+            "/opt/ff/bin/firstfault-slurm-job");
+  for (const char* bad : {"firstfault-slurm-job", "''", "[a]"})
+    EXPECT_THROW(parse_agent_config(std::string("slurm_job_helper: ") + bad + "\n", "a.yaml"),
+                 ConfigError)
+        << bad;
+}
+
 TEST(AgentConfig, ErrorsNameFileAndLine) {
   try {
     parse_agent_config("listen: 127.0.0.1:7421\nfastpass_wait_s: soon\n", "/etc/ff/agent.yaml");

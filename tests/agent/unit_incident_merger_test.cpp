@@ -122,6 +122,26 @@ TEST_F(MergerTest, WinnersAndUnions) {
   EXPECT_TRUE(r.problems.empty());
 }
 
+// A stored bundle whose node is not a node name (the upload refuses one; a
+// store filled otherwise may not have) adds no directory for it, inside the
+// incident or out of it.
+TEST_F(MergerTest, ABundleNodeThatIsNotANodeNameIsNoDirectory) {
+  StateLayout layout(root_);
+  auto bundles = sample();
+  BundleRecord forged = bundle("n3", "step", 400, json{{"job_id", "12"}}, "");
+  forged.node = "../../../escaped";
+  write_file(root_ / forged.path / "nodes" / forged.node / "kernel", "forged\n");
+  bundles.push_back(forged);
+  MergeResult r = rebuild_incident(layout, key_, bundles, {});
+  // Where "<incident>/nodes/../../../escaped" would have led.
+  fs::path outside = (layout.job(key_) / "incident.new/nodes" / forged.node).lexically_normal();
+  ASSERT_EQ(outside, (root_ / "jobs/12/escaped").lexically_normal());
+  EXPECT_FALSE(fs::exists(outside));
+  EXPECT_EQ(read_file(layout.incident(key_) / "nodes/n1/kernel"), "n1 new\n");
+  ASSERT_EQ(r.problems.size(), 1u);
+  EXPECT_NE(r.problems[0].find("not a node name"), std::string::npos) << r.problems[0];
+}
+
 TEST_F(MergerTest, SlurmAndFastPassFacts) {
   setenv("TZ", "UTC", 1);
   StateLayout layout(root_);

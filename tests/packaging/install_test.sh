@@ -56,6 +56,7 @@ expect_stat() {  # PATH MODE OWNER:GROUP
 expect_stat /usr/bin/firstfault 755 root:root
 expect_stat /usr/libexec/firstfault/firstfault-collect 755 root:root
 expect_stat /usr/libexec/firstfault/firstfault-epilog 755 root:root
+expect_stat /usr/libexec/firstfault/firstfault-slurm-job 755 root:root
 expect_stat "$plugin" 644 root:root
 expect_stat /etc/firstfault/node.yaml 644 root:root
 expect_stat /etc/firstfault/agent.yaml 644 root:root
@@ -96,6 +97,11 @@ echo "# the shipped configs are accepted"
 sed "s|^spool:.*|spool: $scratch/spool|" /etc/firstfault/node.yaml >"$scratch/node.yaml"
 /usr/libexec/firstfault/firstfault-collect flush --config "$scratch/node.yaml" ||
   fail "firstfault-collect rejects the shipped node.yaml"
+# The agent's Slurm helper loads (libslurm resolves) and refuses what is not
+# a job id with its usage status, 2, before asking slurmctld anything.
+rc=0
+/usr/libexec/firstfault/firstfault-slurm-job 'not-a-job' >/dev/null 2>&1 || rc=$?
+((rc == 2)) || fail "firstfault-slurm-job exited $rc for a bad job id, expected 2"
 # The agent config on a free port and a scratch state dir: a config error
 # exits 64 at once; anything else (running until timeout, no munge) is fine.
 sed -e "s|^listen:.*|listen: 127.0.0.1:0|" -e "s|/var/lib/firstfault|$scratch/state|" \

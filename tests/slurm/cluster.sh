@@ -425,12 +425,14 @@ agent_command() {
 deploy_installed() {
   local f
   for f in "$PACKAGED_PLUGIN" "$PACKAGED_PROGRAMS/firstfault-epilog" \
-           "$PACKAGED_PROGRAMS/firstfault-collect" "$PACKAGED_AGENT" "$PACKAGED_AGENT_UNIT"; do
+           "$PACKAGED_PROGRAMS/firstfault-collect" "$PACKAGED_PROGRAMS/firstfault-slurm-job" \
+           "$PACKAGED_AGENT" "$PACKAGED_AGENT_UNIT"; do
     [[ -f $f ]] || die "not installed: $f (dpkg -i dist/firstfault-{node,agent}_*.deb)"
   done
   ln -sfn "$PACKAGED_PLUGIN" "$ROOT/install/lib/spank_firstfault.so"
   ln -sfn "$PACKAGED_PROGRAMS/firstfault-epilog" "$ROOT/install/bin/firstfault-epilog"
   ln -sfn "$PACKAGED_PROGRAMS/firstfault-collect" "$ROOT/install/bin/firstfault-collect"
+  ln -sfn "$PACKAGED_PROGRAMS/firstfault-slurm-job" "$ROOT/install/bin/firstfault-slurm-job"
   ln -sfn "$PACKAGED_AGENT" "$ROOT/install/bin/firstfault"
   echo installed >"$ROOT/install/mode"
   log "deployed the installed packages: $PACKAGED_PLUGIN, $PACKAGED_PROGRAMS, agent: $(agent_command)"
@@ -482,6 +484,7 @@ fastpass_wait_s: 8
 final_pass_deadline_s: 20
 max_request_bytes: 268435456
 scontrol: $(command -v scontrol || echo /usr/bin/scontrol)
+slurm_job_helper: $(node_programs_dir)/firstfault-slurm-job
 sacctmgr: auto
 EOF
   # agent-config FILE: its top-level keys replace the ones above (the
@@ -509,6 +512,7 @@ cmd_deploy() {
     install_atomic "$build/epilog/firstfault-epilog" "$ROOT/install/bin/firstfault-epilog"
     install_atomic "$build/collectors/firstfault-collect" "$ROOT/install/bin/firstfault-collect"
     install_atomic "$build/agent/firstfault" "$ROOT/install/bin/firstfault"
+    install_atomic "$build/agent/firstfault-slurm-job" "$ROOT/install/bin/firstfault-slurm-job"
   fi
   write_node_yaml
   write_agent_yaml

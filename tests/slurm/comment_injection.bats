@@ -45,3 +45,67 @@ PY
   db "SELECT text FROM evidence e JOIN diagnoses d ON d.id = e.diagnosis_id
       WHERE d.job_id = '$JOB'" | grep -qF 'RuntimeError: "; touch'
 }
+
+# The job's Comment and output path are the user's text, and `scontrol show
+# job -o` prints them among the job's fields: a Comment of "Key=value" words
+# and an output file named "... NodeList=evil.out" pose as JobState,
+# ExitCode, NodeList and Restarts there. The agent reads the job from
+# libslurm's record (firstfault-slurm-job), so the job gets the diagnosis
+# app_exception.bats expects without that Comment, and the names it made up
+# reach nothing the agent stored.
+injected_fields_change_nothing() {
+  local fake_comment=$1 out
+  submit exception --export=ALL,FF_FAILING_RANK=1 --comment "$fake_comment" \
+    -o "$WORK/out %j NodeList=evil.out"
+  wait_job_finished "$JOB"
+  [ "$(job_state "$JOB")" = FAILED ]
+  out="$WORK/out $JOB NodeList=evil.out"
+  grep -q '^\[rank1\]: FileNotFoundError: ' "$out"
+  # What a Key=value split of scontrol's line would read.
+  scontrol -o show job "$JOB" | grep -qF "Comment=$fake_comment "
+  node=$(node_of_rank 1)
+  echo "rank 1 ran on $node"
+  [[ $node =~ ^n[1-3]$ ]]
+
+  wait_final_pass "$JOB"
+  run latest_pass "$JOB"
+  echo "latest pass: $output"
+  read_pass "$output"
+  [ "$verdict" = attributed ]
+  [ "$domain" = application ]
+  [ "$root" = "$node" ]
+  [ "$(db "SELECT terminal_state FROM diagnoses WHERE job_id = '$JOB' ORDER BY id DESC LIMIT 1")" = FAILED ]
+
+  local incident=$FF_ROOT/agent/jobs/$JOB/0/incident
+  python3 - "$incident/job.json" <<'PY'
+import json, sys
+job = json.load(open(sys.argv[1]))
+print("incident:", job.get("state"), job.get("exit_code"), job.get("nodes"))
+assert job["state"] == "FAILED", job["state"]
+assert job["exit_code"] != "0:0", job["exit_code"]
+assert job["nodes"] == ["n1", "n2", "n3"], job["nodes"]
+PY
+  # The job's output, with the traceback, is in the incident.
+  grep -rqF 'FileNotFoundError' "$incident/app"
+  # The made-up node is nowhere: no file, no name, no database row.
+  run grep -rlF victim-17 "$FF_ROOT/agent/jobs/$JOB"
+  [ "$status" -eq 1 ]
+  [ -z "$(find "$FF_ROOT/agent/jobs/$JOB" -name '*victim*' -o -name 'evil*')" ]
+  [ "$(db "SELECT count(*) FROM diagnoses d LEFT JOIN root_causes r ON r.diagnosis_id = d.id
+           WHERE d.job_id = '$JOB' AND (d.diagnosis_json LIKE '%victim-17%'
+                                        OR COALESCE(d.root_node, '') LIKE '%victim%')")" = 0 ]
+  comment=$(job_comment "$JOB")
+  echo "comment: $comment"
+  grep -qi 'application' <<<"$comment"
+  [[ $comment == *"$node"* && $comment != *victim* ]]
+}
+
+@test "a Comment posing as JobState, NodeList and Restarts, and an output path posing as NodeList" {
+  injected_fields_change_nothing 'ok JobState=COMPLETED ExitCode=0:0 NodeList=n1,victim-17 Restarts=3'
+}
+
+# Without the forged Restarts, a Key=value split would also take the forged
+# state and node list for the job's own attempt.
+@test "a Comment posing as JobState and NodeList of the job's own attempt" {
+  injected_fields_change_nothing 'ok JobState=COMPLETED ExitCode=0:0 NodeList=n1,victim-17'
+}

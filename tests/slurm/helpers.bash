@@ -26,7 +26,8 @@ cluster_setup_file() {
   [[ $EUID -eq 0 ]] || return 0
   "$CLUSTER" start
   local part
-  for part in lib/spank_firstfault.so bin/firstfault-epilog bin/firstfault-collect bin/firstfault; do
+  for part in lib/spank_firstfault.so bin/firstfault-epilog bin/firstfault-collect bin/firstfault \
+              bin/firstfault-slurm-job; do
     [[ -f $FF_ROOT/install/$part ]] || {
       echo "not deployed: $FF_ROOT/install/$part (build, then: cluster.sh deploy BUILD_DIR)" >&2
       return 1
@@ -161,11 +162,13 @@ assert_no_drain() {
   }
 }
 
-# Slurm's "exit:signal" of a job, and its run time in seconds.
-job_exit_code() { scontrol -o show job "$1" 2>/dev/null | grep -o ' ExitCode=[0-9]*:[0-9]*' | cut -d= -f2; }
+# Slurm's "exit:signal" of a job, and its run time in seconds. The first
+# match: scontrol prints these fields before the Comment, which is the user's
+# text and may hold "ExitCode=..." too.
+job_exit_code() { scontrol -o show job "$1" 2>/dev/null | grep -o ' ExitCode=[0-9]*:[0-9]*' | head -n1 | cut -d= -f2; }
 job_runtime_s() {
   local t
-  t=$(scontrol -o show job "$1" 2>/dev/null | grep -o ' RunTime=[0-9:-]*' | cut -d= -f2)
+  t=$(scontrol -o show job "$1" 2>/dev/null | grep -o ' RunTime=[0-9:-]*' | head -n1 | cut -d= -f2)
   awk -F: -v t="$t" 'BEGIN { n = split(t, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s }'
 }
 

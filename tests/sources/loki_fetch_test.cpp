@@ -121,6 +121,33 @@ TEST(LokiFetch, OneSelectorPerNodeAndKind) {
   EXPECT_FALSE(fs::exists(dir.path() / "nodes/n3/kernel.loki"));
 }
 
+// A job.json's node names become directories: one that is not a node name
+// ("..", a '/', an option) is neither asked for nor written, even when Loki
+// has lines for it.
+TEST(LokiFetch, NameThatIsNotANodeIsNeverAPath) {
+  FakeLoki loki;
+  loki.add_stream("{host=\"n1\", source=\"kernel\"}", {{"host", "n1"}},
+                  {{kStart + kSecond, "n1 line"}});
+  loki.add_stream("{host=\"../../escaped\", source=\"kernel\"}", {{"host", "../../escaped"}},
+                  {{kStart + kSecond, "written outside the incident"}});
+  TempDir dir;
+  fs::path incident = dir.path() / "incident";
+  fs::create_directories(incident);
+  auto fetch =
+      fetch_loki_logs(config(loki), {"n1", "../../escaped", "-n2", "n3/x"}, kStart, kEnd, incident);
+  EXPECT_EQ(lines_of(incident / "nodes/n1/kernel.loki"), std::vector<std::string>{"n1 line"});
+  EXPECT_FALSE(fs::exists(dir.path() / "escaped"));
+  EXPECT_FALSE(fs::exists(incident / "nodes/-n2"));
+  EXPECT_FALSE(fs::exists(incident / "nodes/n3"));
+  EXPECT_EQ(loki.requests(), 1) << "a selector was sent for a name that is not a node";
+  for (const char* bad : {"../../escaped", "-n2", "n3/x"}) {
+    const auto* c = coverage_of(fetch, bad);
+    ASSERT_NE(c, nullptr) << bad;
+    EXPECT_EQ((*c)["status"], "error") << bad;
+    EXPECT_EQ((*c)["detail"], "not asked: not a node name") << bad;
+  }
+}
+
 TEST(LokiFetch, TenantAndToken) {
   FakeLoki loki;
   loki.require_org("team-a");
