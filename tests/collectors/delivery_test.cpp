@@ -7,6 +7,7 @@
 #include "bundle/bundle_builder.h"
 #include "collector_test_support.h"
 #include "commands/commands.h"
+#include "common/content_digest.h"
 #include "common/munge_credential.h"
 #include "delivery/bundle_delivery.h"
 #include "logging/collect_log.h"
@@ -69,7 +70,11 @@ TEST_F(Delivery, MultipartWithMetaFilesAndCredential) {
 
   auto decoded = munge_credential::decode(r.munge);
   ASSERT_TRUE(decoded.ok) << decoded.message;
-  EXPECT_EQ(decoded.payload, "firstfault-bundle 12 n2 " + built.entry.meta.bundle_id);
+  // The digest names the bytes the agent received (as the agent computes it).
+  std::vector<std::pair<std::string_view, std::string_view>> received(r.files.begin(),
+                                                                      r.files.end());
+  EXPECT_EQ(decoded.payload, "firstfault-bundle 12 n2 " + built.entry.meta.bundle_id + " " +
+                                 content_digest::bundle_digest(r.meta, received));
   EXPECT_EQ(decoded.uid, ::geteuid());
 }
 
@@ -174,7 +179,8 @@ TEST_F(Delivery, FastPassUploadsThenAsksTheAgentWithinTheBound) {
   EXPECT_LE(deadline, 5000);
   auto decoded = munge_credential::decode(requests[1].munge);
   ASSERT_TRUE(decoded.ok) << decoded.message;
-  EXPECT_EQ(decoded.payload, "firstfault-fastpass 12 n2");
+  EXPECT_EQ(decoded.payload,
+            "firstfault-fastpass 12 n2 " + content_digest::sha256_hex(requests[1].body));
 }
 
 }  // namespace
