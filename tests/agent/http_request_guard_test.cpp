@@ -39,16 +39,26 @@ TEST(RequestGuard, ChunkedBodyIsRefusedUnreadAndCostsNoMemory) {
   ASSERT_TRUE(c.send_all(head("POST /api/v1/bundles HTTP/1.1",
                               "Transfer-Encoding: chunked\r\n"
                               "Content-Type: multipart/form-data; boundary=b\r\n")));
-  // 512 MiB in 1 MiB chunks, while watching for the reply.
-  std::string chunk = "100000\r\n" + std::string(kMiB, 'c') + "\r\n";
+  // 512 MiB in 1 MiB chunks, one file part (which httplib would keep in
+  // memory whole), while watching for the reply.
+  std::string part_head =
+      "--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"nodes/n1/kernel\"\r\n"
+      "Content-Type: application/octet-stream\r\n\r\n";
+  auto chunk_of = [](const std::string& data) {
+    char size[32];
+    std::snprintf(size, sizeof size, "%zx\r\n", data.size());
+    return size + data + "\r\n";
+  };
+  std::string chunk = chunk_of(std::string(kMiB, 'c'));
   std::uint64_t sent = 0;
   for (int i = 0; i < 512; ++i) {
     pollfd p{c.fd(), POLLIN, 0};
     if (::poll(&p, 1, 0) > 0) break;
-    if (!c.send_all(chunk)) break;
+    if (!c.send_all(i == 0 ? chunk_of(part_head) : chunk)) break;
     sent += chunk.size();
   }
-  c.read_reply();
+  if (sent >= 512 * kMiB) c.send_all(chunk_of("\r\n--b--\r\n") + "0\r\n\r\n");
+  c.read_reply(std::chrono::seconds(60));
   EXPECT_EQ(c.status(), 411) << c.received();
   long after = peak_rss_kib(agent.pid());
   std::printf("chunked 512 MiB: %llu bytes taken, peak RSS %ld -> %ld KiB\n",
