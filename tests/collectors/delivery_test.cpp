@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "agent_process.h"  // tests/agent: the real agent
 #include "bundle/bundle_builder.h"
 #include "collector_test_support.h"
 #include "commands/commands.h"
@@ -181,6 +182,21 @@ TEST_F(Delivery, FastPassUploadsThenAsksTheAgentWithinTheBound) {
   ASSERT_TRUE(decoded.ok) << decoded.message;
   EXPECT_EQ(decoded.payload,
             "firstfault-fastpass 12 n2 " + content_digest::sha256_hex(requests[1].body));
+}
+
+// The collector's upload as the real agent takes it: both compute the
+// digest the credential names over the same bytes, so the bundle is stored.
+TEST_F(Delivery, RealAgentStoresTheCollectorsBundle) {
+  fftest::AgentProcess real;
+  config.agent_url = "http://127.0.0.1:" + std::to_string(real.port());
+  BuiltBundle built = build("epilog");
+  HttpReply reply;
+  EXPECT_EQ(deliver_once(config, built.entry, 30, &reply), DeliveryOutcome::delivered)
+      << reply.describe() << real.log();
+  EXPECT_EQ(reply.status, 201) << reply.describe();
+  EXPECT_TRUE(
+      std::filesystem::exists(real.state() / "jobs/12/0/bundles" / built.entry.meta.bundle_id))
+      << real.log();
 }
 
 }  // namespace
