@@ -151,4 +151,53 @@ TEST(SlowClients, BodyMustArriveWithinTheRequestTimeout) {
   EXPECT_GE(took, 2.5);
 }
 
+// Writers that are allowed but slow (their bodies trickle in) hold the
+// upload lane's workers only: a fast pass and health are still answered.
+TEST(SlowClients, SlowUploadsCannotStarveFastPasses) {
+  AgentProcess agent("fastpass_wait_s: 0\n");
+  std::vector<RawConnection> uploads;
+  for (int i = 0; i < 20; ++i) {
+    Bundle b;
+    b.job_id = "48213";
+    b.node = "n1";
+    b.bundle_id = "n1-48213-epilog-" + std::to_string(100 + i);
+    uploads.emplace_back(agent.port(), peer(i));
+    ASSERT_TRUE(uploads.back().send_all(
+        "POST /api/v1/bundles HTTP/1.1\r\nHost: x\r\n"
+        "Content-Type: multipart/form-data; boundary=b\r\nContent-Length: 1048576\r\n"
+        "X-Firstfault-Munge: " +
+        credential(b.payload()) + "\r\n\r\n"));
+  }
+  std::atomic<bool> done{false};
+  std::thread trickle([&] {
+    while (!done) {
+      for (auto& c : uploads) c.send_all("x");
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    }
+  });
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  httplib::Client client("127.0.0.1", agent.port());
+  client.set_read_timeout(5, 0);
+  json body = {{"job_id", "48213"}, {"node", "gpu-a01"}, {"exit_status", 256}, {"attempt", 0}};
+  auto asked = Clock::now();
+  auto fp = client.Post(
+      "/api/v1/jobs/48213/fastpass",
+      {{"X-Firstfault-Munge", credential(fastpass_payload("48213", "gpu-a01", body.dump()))}},
+      body.dump(), "application/json");
+  double fastpass_s = seconds_since(asked);
+  asked = Clock::now();
+  auto health = client.Get("/api/v1/health");
+  double health_s = seconds_since(asked);
+  done = true;
+  trickle.join();
+  ASSERT_TRUE(fp) << "no fast-pass reply";
+  EXPECT_EQ(fp->status, 404) << fp->body;  // no bundle of the job: answered, not stuck
+  EXPECT_LT(fastpass_s, 2.0);
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 200);
+  EXPECT_LT(health_s, 1.0);
+  std::printf("20 slow uploads: fast pass answered in %.3f s, health in %.3f s\n", fastpass_s,
+              health_s);
+}
+
 }  // namespace
