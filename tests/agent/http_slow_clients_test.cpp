@@ -200,4 +200,37 @@ TEST(SlowClients, SlowUploadsCannotStarveFastPasses) {
               health_s);
 }
 
+// Fast passes beyond their lane's workers and queue are refused at once
+// (their clients' deadlines are seconds): with one worker, one runs, one
+// waits, a third is answered 503 while the first still waits for bundles.
+TEST(SlowClients, FastPassesOverTheirShareAre503AtOnce) {
+  AgentProcess agent("fastpass_wait_s: 3\nhttp_fastpass_workers: 1\n", running_job());
+  auto client = agent.client();
+  auto bundles = example_bundles("01-xid79-fallen-off-bus", "step", 700);
+  ASSERT_EQ(upload(client, bundles[0])->status, 201);  // the other two nodes never report
+  json body = {{"job_id", "48213"}, {"node", "gpu-a01"}, {"exit_status", 256}, {"attempt", 0}};
+  auto ask = [&] {
+    auto c = agent.client();
+    auto res = c.Post(
+        "/api/v1/jobs/48213/fastpass",
+        {{"X-Firstfault-Munge", credential(fastpass_payload("48213", "gpu-a01", body.dump()))}},
+        body.dump(), "application/json");
+    return res ? res->status : 0;
+  };
+  int first = 0, second = 0;
+  std::thread a([&] { first = ask(); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  std::thread b([&] { second = ask(); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  auto asked = Clock::now();
+  int third = ask();
+  double third_s = seconds_since(asked);
+  a.join();
+  b.join();
+  EXPECT_EQ(third, 503);
+  EXPECT_LT(third_s, 1.0);
+  EXPECT_EQ(first, 200);
+  EXPECT_EQ(second, 200);
+}
+
 }  // namespace
