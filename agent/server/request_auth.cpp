@@ -47,11 +47,6 @@ bool RequestAuth::allowed(uid_t uid) {
   return allowed_.count(uid) > 0;
 }
 
-AuthDecision RequestAuth::check(const std::string& credential,
-                                const std::string& expected_payload) {
-  return bind_payload(authenticate(credential, false), expected_payload);
-}
-
 AuthDecision RequestAuth::check_read(const std::string& credential,
                                      const std::string& expected_payload) {
   return bind_payload(authenticate(credential, true), expected_payload);

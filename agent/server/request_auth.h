@@ -33,12 +33,11 @@ class RequestAuth {
   RequestAuth(std::set<uid_t> allowed_uids, std::string slurm_user, SlurmClient* slurm,
               std::set<uid_t> read_uids = {});
 
-  // A write (bundle upload, fast pass): root, SlurmUser or allowed_uids.
-  AuthDecision check(const std::string& credential, const std::string& expected_payload);
-  // The first half of check(): who sent it (decoded, uid allowed to write),
-  // the payload not yet compared; for a request whose body is still unread.
+  // A write (bundle upload, fast pass), in two halves. First, before the
+  // body is read: who sent it (decoded; root, SlurmUser or allowed_uids).
   AuthDecision authenticate_writer(const std::string& credential);
-  // The second half: `writer` from authenticate_writer names this request.
+  // Then, with the body: `writer` from authenticate_writer names this
+  // request (its payload is `expected_payload`).
   static AuthDecision bind_payload(const AuthDecision& writer, const std::string& expected_payload);
   // A read: the writers and read_uids.
   AuthDecision check_read(const std::string& credential, const std::string& expected_payload);
