@@ -233,4 +233,29 @@ TEST(SlowClients, FastPassesOverTheirShareAre503AtOnce) {
   EXPECT_EQ(second, 200);
 }
 
+// The poller hands a keep-alive connection back and forth between requests:
+// pipelined requests (several in one packet) and a client that reuses its
+// connection are all answered, in order.
+TEST(SlowClients, KeepAliveAndPipelinedRequestsAreServed) {
+  AgentProcess agent;
+  RawConnection c(agent.port());
+  std::string get = "GET /api/v1/health HTTP/1.1\r\nHost: x\r\n\r\n";
+  ASSERT_TRUE(c.send_all(get + get + "GET /nowhere HTTP/1.1\r\nHost: x\r\n\r\n"));
+  c.closed_by_server(std::chrono::seconds(2));  // reads what comes; keep-alive: not closed
+  const std::string& all = c.received();
+  std::size_t ok = 0;
+  for (auto at = all.find("HTTP/1.1 200"); at != std::string::npos;
+       at = all.find("HTTP/1.1 200", at + 1))
+    ++ok;
+  EXPECT_EQ(ok, 2u) << all;
+  EXPECT_NE(all.find("404 Not Found"), std::string::npos) << all;
+  httplib::Client client("127.0.0.1", agent.port());
+  client.set_keep_alive(true);
+  for (int i = 0; i < 12; ++i) {
+    auto res = client.Get("/api/v1/health");
+    ASSERT_TRUE(res) << i;
+    EXPECT_EQ(res->status, 200) << i;
+  }
+}
+
 }  // namespace
