@@ -62,6 +62,8 @@ std::vector<Lane> lanes(const ApiSettings& s) {
 // The credential of the write request this thread serves, decoded by
 // gate() before the body was read: munged refuses to decode it twice.
 thread_local std::optional<AuthDecision> tl_writer;
+// gate() already ran for this request, in the Expect: 100-continue handler.
+thread_local bool tl_gate_passed = false;
 // Debian's httplib is a compiled library that listens with a backlog of 5:
 // when hundreds of nodes upload at the end of a job, connections beyond it
 // stall in TCP retransmission and httplib closes them unanswered after its
@@ -128,8 +130,22 @@ void HttpApi::routes() {
   // gate() refuses a longer Content-Length before httplib gets here; this
   // stays as a second bound.
   server_.set_payload_max_length(settings_.max_request_bytes);
-  server_.set_pre_routing_handler(
-      [this](const httplib::Request& req, httplib::Response& res) { return gate(req, res); });
+  server_.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    if (tl_gate_passed) {
+      tl_gate_passed = false;
+      return httplib::Server::HandlerResponse::Unhandled;
+    }
+    return gate(req, res);
+  });
+  // A client that asks before sending its body gets the refusal instead of
+  // "100 Continue". gate() runs once per request: it decodes the credential.
+  server_.set_expect_100_continue_handler(
+      [this](const httplib::Request& req, httplib::Response& res) {
+        tl_gate_passed = false;
+        if (gate(req, res) == httplib::Server::HandlerResponse::Handled) return res.status;
+        tl_gate_passed = true;
+        return 100;
+      });
   server_.set_logger([](const httplib::Request& req, const httplib::Response& res) {
     // Multipart bodies are parsed into parts, so the size is the header's.
     // Scrapes and health probes that succeed come every few seconds: debug.

@@ -167,6 +167,45 @@ TEST(RequestGuard, WriteCredentialIsCheckedBeforeTheBodyIsRead) {
   EXPECT_EQ(res->status, 201) << res->body;
 }
 
+// A client that asks first (Expect: 100-continue) is refused instead of
+// being told to send; one that may send is told so and stored.
+TEST(RequestGuard, ExpectContinueGetsTheRefusalInsteadOf100) {
+  AgentProcess agent;
+  RawConnection c(agent.port());
+  ASSERT_TRUE(c.send_all(head("POST /api/v1/bundles HTTP/1.1",
+                              "Content-Type: multipart/form-data; boundary=b\r\n"
+                              "Content-Length: 1000000\r\nExpect: 100-continue\r\n")));
+  c.read_reply();
+  EXPECT_EQ(c.status(), 401) << c.received();
+  auto client = agent.client();
+  Bundle b;
+  b.job_id = "48213";
+  b.node = "n1";
+  b.bundle_id = "n1-48213-epilog-11";
+  b.files = {{"job.json", R"({"job_id": "48213"})"}};
+  httplib::MultipartFormDataItems items = {{"meta", b.meta_text(), "", "application/json"},
+                                           {"file", b.files[0].second, "job.json", ""}};
+  std::string boundary = "fftestboundary";
+  std::string body;
+  for (const auto& item : items)
+    body += "--" + boundary + "\r\nContent-Disposition: form-data; name=\"" + item.name + "\"" +
+            (item.filename.empty() ? "" : "; filename=\"" + item.filename + "\"") + "\r\n\r\n" +
+            item.content + "\r\n";
+  body += "--" + boundary + "--\r\n";
+  RawConnection ok(agent.port());
+  ASSERT_TRUE(ok.send_all(head(
+      "POST /api/v1/bundles HTTP/1.1",
+      "Content-Type: multipart/form-data; boundary=" + boundary +
+          "\r\nContent-Length: " + std::to_string(body.size()) +
+          "\r\nExpect: 100-continue\r\nX-Firstfault-Munge: " + credential(b.payload()) + "\r\n")));
+  ok.read_reply();
+  ASSERT_EQ(ok.status(), 100) << ok.received();
+  ASSERT_TRUE(ok.send_all(body));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ok.closed_by_server(std::chrono::seconds(2));
+  EXPECT_NE(ok.received().find("HTTP/1.1 201"), std::string::npos) << ok.received();
+}
+
 TEST(RequestGuard, CredentialNamesTheDigestOfTheBundleBytes) {
   AgentProcess agent;
   auto client = agent.client();
