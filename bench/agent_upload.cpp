@@ -28,6 +28,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/content_digest.h"
 #include "common/munge_credential.h"
 
 namespace fs = std::filesystem;
@@ -90,6 +91,7 @@ struct Bundle {
   std::string bundle_id;
   httplib::MultipartFormDataItems items;
   std::size_t bytes = 0;
+  std::string digest;  // of meta and files, as the collector's credential names it
 };
 
 Bundle make_bundle(const Options& o, const nlohmann::json& job, const std::string& node,
@@ -134,6 +136,10 @@ Bundle make_bundle(const Options& o, const nlohmann::json& job, const std::strin
     b.bytes += content.size();
     b.items.push_back({"file", std::move(content), rel, "application/octet-stream"});
   }
+  std::vector<std::pair<std::string_view, std::string_view>> contents;
+  for (std::size_t i = 1; i < b.items.size(); ++i)
+    contents.emplace_back(b.items[i].filename, b.items[i].content);
+  b.digest = ff::content_digest::bundle_digest(b.items[0].content, contents);
   return b;
 }
 
@@ -179,8 +185,9 @@ int main(int argc, char** argv) {
       for (std::size_t i = next++; i < bundles.size(); i = next++) {
         const Bundle& b = bundles[i];
         httplib::Headers headers = {
-            {"X-Firstfault-Munge", ff::munge_credential::encode("firstfault-bundle " + o.job_id +
-                                                                " " + b.node + " " + b.bundle_id)}};
+            {"X-Firstfault-Munge",
+             ff::munge_credential::encode("firstfault-bundle " + o.job_id + " " + b.node + " " +
+                                          b.bundle_id + " " + b.digest)}};
         auto res = client.Post("/api/v1/bundles", headers, b.items);
         std::lock_guard<std::mutex> lock(report_mutex);
         last_reply = std::max(last_reply, Clock::now());

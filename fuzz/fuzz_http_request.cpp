@@ -103,7 +103,7 @@ struct Agent {
     rules = ff::load_rules(false, {}, errors);
     runner = std::make_unique<PassRunner>(layout, *store, slurm, locks, rules);
     tracker = std::make_unique<JobTracker>(*runner, std::chrono::seconds(300));
-    receiver = std::make_unique<BundleReceiver>(layout, *store, auth, *tracker, BundleLimits{});
+    receiver = std::make_unique<BundleReceiver>(layout, *store, *tracker, BundleLimits{});
     ApiSettings settings;
     settings.max_request_bytes = 1 << 20;  // the fuzzer's inputs are smaller; 413 stays reachable
     settings.fastpass_wait = std::chrono::seconds(1);

@@ -9,6 +9,7 @@ packages=(
   zlib1g-dev libgtest-dev libgmock-dev libhowardhinnant-date-dev tzdata
   python3 gzip
   libsqlite3-dev sqlite3 libcurl4-openssl-dev libcpp-httplib-dev libmunge-dev munge
+  libssl-dev  # SHA-256 (libcrypto) of what a munge credential vouches for
   libslurm-dev slurm-wlm slurmctld slurmd slurm-client bats curl procps
   rsyslog inotify-tools  # tests/slurm/hostile_user.bats: real `logger` lines, no open of a target
   debhelper dpkg-dev fakeroot lintian rpm file binutils

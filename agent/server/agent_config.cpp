@@ -169,6 +169,20 @@ AgentConfig parse_agent_config(const std::string& text, const std::string& name)
       c.max_request_bytes = static_cast<std::size_t>(scalar<long long>(name, key, v));
       if (scalar<long long>(name, key, v) < 1024)
         fail(name, v.Mark(), "'max_request_bytes' must be at least 1024");
+    } else if (key == "http_max_connections") {
+      c.http_max_connections = positive(name, key, v, 8);
+    } else if (key == "http_max_connections_per_peer") {
+      c.http_max_connections_per_peer = positive(name, key, v, 1);
+    } else if (key == "http_header_timeout_s") {
+      c.http_header_timeout_s = positive(name, key, v, 1);
+    } else if (key == "http_request_timeout_s") {
+      c.http_request_timeout_s = positive(name, key, v, 1);
+    } else if (key == "http_upload_workers") {
+      c.http_upload_workers = positive(name, key, v, 1);
+    } else if (key == "http_fastpass_workers") {
+      c.http_fastpass_workers = positive(name, key, v, 1);
+    } else if (key == "http_read_workers") {
+      c.http_read_workers = positive(name, key, v, 1);
     } else if (key == "max_files_per_bundle") {
       c.max_files_per_bundle = static_cast<std::size_t>(positive(name, key, v, 1));
     } else if (key == "max_file_bytes") {

@@ -29,6 +29,17 @@ struct AgentConfig {
   int fastpass_wait_s = 8;
   int final_pass_deadline_s = 300;
   std::size_t max_request_bytes = 268435456;
+  // The HTTP server (server/guarded_server.h): open connections in all and
+  // from one address; complete request headers within header_timeout_s
+  // (idle keep-alive time included); a body within request_timeout_s of its
+  // headers; the workers of each lane.
+  int http_max_connections = 512;
+  int http_max_connections_per_peer = 32;
+  int http_header_timeout_s = 10;
+  int http_request_timeout_s = 120;
+  int http_upload_workers = 8;
+  int http_fastpass_workers = 8;
+  int http_read_workers = 4;
   // Per bundle (bundle_limits.h): a bundle over one is refused whole (413).
   std::size_t max_files_per_bundle = 4096;
   std::size_t max_file_bytes = 134217728;

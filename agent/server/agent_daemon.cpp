@@ -149,13 +149,21 @@ int run_agent(const AgentConfig& config) {
   limits.max_file_bytes = config.max_file_bytes;
   limits.max_line_bytes = config.max_line_bytes;
   limits.max_lines_per_job = config.max_lines_per_job;
-  BundleReceiver receiver(layout, *store, auth, tracker, limits);
+  BundleReceiver receiver(layout, *store, tracker, limits);
   receiver.set_metrics(&metrics);
   ApiSettings settings;
   settings.max_request_bytes = config.max_request_bytes;
   settings.fastpass_wait = std::chrono::seconds(config.fastpass_wait_s);
   settings.read_open = config.read_access == "open";
   settings.suspects = config.suspects;
+  settings.connections.max_connections = static_cast<std::size_t>(config.http_max_connections);
+  settings.connections.max_connections_per_peer =
+      static_cast<std::size_t>(config.http_max_connections_per_peer);
+  settings.connections.header_timeout = std::chrono::seconds(config.http_header_timeout_s);
+  settings.connections.request_timeout = std::chrono::seconds(config.http_request_timeout_s);
+  settings.upload_workers = static_cast<std::size_t>(config.http_upload_workers);
+  settings.fastpass_workers = static_cast<std::size_t>(config.http_fastpass_workers);
+  settings.read_workers = static_cast<std::size_t>(config.http_read_workers);
   if (!config.read_token_file.empty()) {
     try {
       settings.read_token = load_read_token(config.read_token_file);

@@ -11,6 +11,7 @@
 #include <set>
 #include <system_error>
 
+#include "common/content_digest.h"
 #include "metrics/agent_metrics.h"
 #include "server/bundle_rules.h"
 #include "server/durable_file.h"
@@ -29,19 +30,28 @@ Reply error(int status, const std::string& message) {
 
 }  // namespace
 
-BundleReceiver::BundleReceiver(StateLayout layout, DiagnosisStore& store, RequestAuth& auth,
-                               JobTracker& tracker, BundleLimits limits)
-    : layout_(std::move(layout)), store_(store), auth_(auth), tracker_(tracker), limits_(limits) {}
+BundleReceiver::BundleReceiver(StateLayout layout, DiagnosisStore& store, JobTracker& tracker,
+                               BundleLimits limits)
+    : layout_(std::move(layout)), store_(store), tracker_(tracker), limits_(limits) {}
 
-Reply BundleReceiver::receive(const std::string& credential, const std::string& meta_text,
+Reply BundleReceiver::receive(const AuthDecision& writer, const std::string& meta_text,
                               const std::vector<UploadedFile>& files) {
-  if (credential.empty()) return error(401, "no credential (header X-Firstfault-Munge)");
+  if (writer.status != 200) return error(writer.status, writer.error);
   UploadMeta meta;
   if (std::string problem = parse_upload_meta(meta_text, meta); !problem.empty())
     return error(400, problem);
-  AuthDecision auth = auth_.check(
-      credential, "firstfault-bundle " + meta.job_id + " " + meta.node + " " + meta.bundle_id);
-  if (auth.status != 200) return error(auth.status, auth.error);
+  std::vector<std::pair<std::string_view, std::string_view>> contents;
+  contents.reserve(files.size());
+  for (const auto& f : files) contents.emplace_back(f.name, f.content);
+  std::string digest = ff::content_digest::bundle_digest(meta_text, std::move(contents));
+  std::string names = "firstfault-bundle " + meta.job_id + " " + meta.node + " " + meta.bundle_id;
+  AuthDecision auth = RequestAuth::bind_payload(writer, names + " " + digest);
+  if (auth.status != 200) {
+    if (writer.payload.rfind(names + " ", 0) == 0)
+      return error(auth.status,
+                   "the bundle's bytes are not the ones the credential's digest names");
+    return error(auth.status, auth.error);
+  }
 
   // Every name and limit is checked before anything touches the disk.
   UploadCheck check = check_upload_files(meta, files, limits_);

@@ -1,5 +1,7 @@
-// POST /api/v1/bundles without the HTTP: checks the credential, the meta
-// part, every file name and the limits, writes the bundle durably to
+// POST /api/v1/bundles without the HTTP: checks that the sender's
+// credential (decoded before the body was read) names this bundle and the
+// digest of its bytes (common/content_digest.h), the meta part, every file
+// name and the limits, writes the bundle durably to
 // jobs/<job>/<attempt>/bundles/<bundle_id>/ and records it in the store
 // before anything is acknowledged. A bundle_id already stored is
 // acknowledged (200) without writing anything. While another process keeps
@@ -31,10 +33,11 @@ struct Reply {
 
 class BundleReceiver {
  public:
-  BundleReceiver(StateLayout layout, DiagnosisStore& store, RequestAuth& auth, JobTracker& tracker,
+  BundleReceiver(StateLayout layout, DiagnosisStore& store, JobTracker& tracker,
                  BundleLimits limits);
 
-  Reply receive(const std::string& credential, const std::string& meta,
+  // `writer`: RequestAuth::authenticate_writer of the request's credential.
+  Reply receive(const AuthDecision& writer, const std::string& meta,
                 const std::vector<UploadedFile>& files);
 
   // Counts stored and duplicate bundles; null: nothing is counted.
@@ -43,7 +46,6 @@ class BundleReceiver {
  private:
   StateLayout layout_;
   DiagnosisStore& store_;
-  RequestAuth& auth_;
   JobTracker& tracker_;
   BundleLimits limits_;
   std::atomic<unsigned long> tmp_counter_{0};

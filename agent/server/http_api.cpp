@@ -9,8 +9,10 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
+#include "common/content_digest.h"
 #include "metrics/agent_metrics.h"
 #include "pipeline/analyze.h"
 #include "server/bundle_rules.h"
@@ -25,7 +27,43 @@ using nlohmann::json;
 
 namespace {
 
-constexpr std::size_t kHttpWorkers = 16;
+enum LaneIndex : std::size_t { kUploads, kFastPasses, kReads, kProbes };
+
+bool is_fastpass_path(std::string_view path) {
+  constexpr std::string_view prefix = "/api/v1/jobs/", suffix = "/fastpass";
+  return path.size() > prefix.size() + suffix.size() && path.substr(0, prefix.size()) == prefix &&
+         path.substr(path.size() - suffix.size()) == suffix &&
+         path.substr(prefix.size(), path.size() - prefix.size() - suffix.size()).find('/') ==
+             std::string_view::npos;
+}
+
+std::size_t lane_of(std::string_view method, std::string_view path) {
+  if (method == "POST" && path == "/api/v1/bundles") return kUploads;
+  if (method == "POST" && is_fastpass_path(path)) return kFastPasses;
+  if (method == "GET" && (path == "/api/v1/health" || path == "/metrics")) return kProbes;
+  return kReads;
+}
+
+std::vector<Lane> lanes(const ApiSettings& s) {
+  std::vector<Lane> out(4);
+  // Uploads wait for a worker as long as they are under max_connections:
+  // the collector's retry would send them again anyway.
+  out[kUploads] = {"uploads", s.upload_workers, s.connections.max_connections};
+  // A fast pass that waits long is useless to its client (its deadline is
+  // seconds): as many may wait as run, the next ones are refused at once.
+  out[kFastPasses] = {"fast passes", s.fastpass_workers, s.fastpass_workers};
+  out[kReads] = {"reads", s.read_workers, 64};
+  // Health and /metrics answer from memory: two workers of their own, so
+  // monitoring sees the agent alive while every other lane is busy.
+  out[kProbes] = {"probes", 2, 64};
+  return out;
+}
+
+// The credential of the write request this thread serves, decoded by
+// gate() before the body was read: munged refuses to decode it twice.
+thread_local std::optional<AuthDecision> tl_writer;
+// gate() already ran for this request, in the Expect: 100-continue handler.
+thread_local bool tl_gate_passed = false;
 // Debian's httplib is a compiled library that listens with a backlog of 5:
 // when hundreds of nodes upload at the end of a job, connections beyond it
 // stall in TCP retransmission and httplib closes them unanswered after its
@@ -83,17 +121,31 @@ HttpApi::HttpApi(ApiSettings settings, StateLayout layout, DiagnosisStore& store
       auth_(auth),
       receiver_(receiver),
       tracker_(tracker),
-      runner_(runner) {
+      runner_(runner),
+      server_(settings_.connections, lanes(settings_), lane_of) {
   routes();
 }
 
 void HttpApi::routes() {
+  // gate() refuses a longer Content-Length before httplib gets here; this
+  // stays as a second bound.
   server_.set_payload_max_length(settings_.max_request_bytes);
-  // Workers: each holds at most one request body in memory; fast-pass
-  // requests wait in theirs, so there are more than httplib's default 8.
-  server_.new_task_queue = [] { return new httplib::ThreadPool(kHttpWorkers); };
-  server_.set_read_timeout(60, 0);
-  server_.set_write_timeout(60, 0);
+  server_.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    if (tl_gate_passed) {
+      tl_gate_passed = false;
+      return httplib::Server::HandlerResponse::Unhandled;
+    }
+    return gate(req, res);
+  });
+  // A client that asks before sending its body gets the refusal instead of
+  // "100 Continue". gate() runs once per request: it decodes the credential.
+  server_.set_expect_100_continue_handler(
+      [this](const httplib::Request& req, httplib::Response& res) {
+        tl_gate_passed = false;
+        if (gate(req, res) == httplib::Server::HandlerResponse::Handled) return res.status;
+        tl_gate_passed = true;
+        return 100;
+      });
   server_.set_logger([](const httplib::Request& req, const httplib::Response& res) {
     // Multipart bodies are parsed into parts, so the size is the header's.
     // Scrapes and health probes that succeed come every few seconds: debug.
@@ -142,6 +194,54 @@ void HttpApi::routes() {
                guarded("fastpass", [this](const auto& req, auto& res) { fastpass(req, res); }));
 }
 
+httplib::Server::HandlerResponse HttpApi::gate(const httplib::Request& req,
+                                               httplib::Response& res) {
+  tl_writer.reset();
+  auto refuse = [&res](int status, const std::string& message) {
+    send_error(res, status, message);
+    res.set_header("Connection", "close");
+    GuardedServer::close_after_reply();
+    return httplib::Server::HandlerResponse::Handled;
+  };
+  // httplib would read a chunked body without any bound and inflate a
+  // compressed one without any bound: neither is ever accepted.
+  if (req.has_header("Transfer-Encoding"))
+    return refuse(411, "Transfer-Encoding is not accepted: send the body with a Content-Length");
+  if (req.has_header("Content-Encoding"))
+    return refuse(415, "Content-Encoding is not accepted: send the body as it is");
+  if (req.get_header_value_count("Content-Length") > 1)
+    return refuse(400, "more than one Content-Length");
+  std::string length_text = req.get_header_value("Content-Length");
+  if (req.method != "POST") {
+    // httplib reads the body of PUT, PATCH and DELETE before routing, and
+    // no route has one; a GET's body would be read as the next request.
+    if (req.method != "GET" && req.method != "HEAD" && req.method != "OPTIONS")
+      return refuse(405, "method not allowed");
+    if (!length_text.empty() && length_text != "0")
+      return refuse(400, "a " + req.method + " request has no body");
+    return httplib::Server::HandlerResponse::Unhandled;
+  }
+  std::size_t limit = 0;
+  if (req.path == "/api/v1/bundles")
+    limit = settings_.max_request_bytes;
+  else if (is_fastpass_path(req.path))
+    limit = kFastPassMaxBytes;
+  else
+    return refuse(404, "no such endpoint");
+  if (length_text.empty()) return refuse(411, "Content-Length required");
+  if (length_text.size() > 18 || length_text.find_first_not_of("0123456789") != std::string::npos)
+    return refuse(400, "Content-Length is not a number");
+  if (std::stoull(length_text) > limit)
+    return refuse(413, "request too large: Content-Length " + length_text + " is over " +
+                           std::to_string(limit) + " bytes");
+  if (!req.has_header(kMungeHeader))
+    return refuse(401, "no credential (header X-Firstfault-Munge)");
+  AuthDecision writer = auth_.authenticate_writer(req.get_header_value(kMungeHeader));
+  if (writer.status != 200) return refuse(writer.status, writer.error);
+  tl_writer = std::move(writer);
+  return httplib::Server::HandlerResponse::Unhandled;
+}
+
 int HttpApi::bind(const std::string& host, int port) {
   server_.set_socket_options([this](socket_t sock) {
     httplib::default_socket_options(sock);
@@ -176,10 +276,9 @@ void HttpApi::bundles(const httplib::Request& req, httplib::Response& res) {
       return send_error(res, 400, "unexpected part '" + name + "'");
     }
   }
-  if (meta.empty() && !req.has_header(kMungeHeader))
-    return send_error(res, 401, "no credential (header X-Firstfault-Munge)");
   if (meta.empty()) return send_error(res, 400, "part 'meta' missing");
-  Reply reply = receiver_.receive(req.get_header_value(kMungeHeader), meta, files);
+  if (!tl_writer) return send_error(res, 401, "no credential (header X-Firstfault-Munge)");
+  Reply reply = receiver_.receive(*tl_writer, meta, files);
   send_json(res, reply.status, reply.body);
 }
 
@@ -187,8 +286,7 @@ void HttpApi::fastpass(const httplib::Request& req, httplib::Response& res) {
   auto start = std::chrono::steady_clock::now();
   std::string path_job = req.matches[1];
   if (!valid_job_id(path_job)) return send_error(res, 400, "job id not valid");
-  std::string credential = req.get_header_value(kMungeHeader);
-  if (credential.empty()) return send_error(res, 401, "no credential (header X-Firstfault-Munge)");
+  if (!tl_writer) return send_error(res, 401, "no credential (header X-Firstfault-Munge)");
   json body = json::parse(req.body, nullptr, false);
   if (body.is_discarded() || !body.is_object()) return send_error(res, 400, "body: not JSON");
   if (body.contains("job_id") &&
@@ -207,7 +305,9 @@ void HttpApi::fastpass(const httplib::Request& req, httplib::Response& res) {
     attempt = body["attempt"].get<int>();
   }
   std::string node = body["node"].get<std::string>();
-  AuthDecision auth = auth_.check(credential, "firstfault-fastpass " + path_job + " " + node);
+  AuthDecision auth =
+      RequestAuth::bind_payload(*tl_writer, "firstfault-fastpass " + path_job + " " + node + " " +
+                                                ff::content_digest::sha256_hex(req.body));
   if (auth.status != 200) return send_error(res, auth.status, auth.error);
 
   // Wait for the other nodes' step bundles, at most fastpass_wait_s and never

@@ -12,6 +12,12 @@
 //   POST /api/v1/jobs/<job_id>/fastpass        waits for the nodes' step bundles, runs a pass
 //   GET  /metrics                              open (counts only): Prometheus text format
 // Errors are {"error": "..."}; no exception leaves a handler (500 + log).
+// Before any body is read (gate()): no Transfer-Encoding (411) or
+// Content-Encoding (415) on any route; a POST only to the two write routes
+// (else 404), with a Content-Length (411) within its limit (413) and a
+// credential of a uid that may write (401/403/503). The handler then binds
+// the credential's payload to the body (its digest) without decoding it
+// again. Connections, lanes and deadlines: server/guarded_server.h.
 #pragma once
 
 #include <httplib.h>
@@ -21,6 +27,7 @@
 #include <string>
 
 #include "server/bundle_receiver.h"
+#include "server/guarded_server.h"
 #include "server/job_tracker.h"
 #include "server/pass_runner.h"
 #include "server/request_auth.h"
@@ -39,7 +46,16 @@ struct ApiSettings {
   std::string read_token;  // agent.yaml read_token_file's token; "" = none
   // agent.yaml suspects: (GET /api/v1/suspects)
   SuspectSettings suspects;
+  // agent.yaml http_*: connection caps and deadlines, and the workers of
+  // each lane (uploads, fast passes, reads; probes have two of their own).
+  ConnectionLimits connections;
+  std::size_t upload_workers = 8;
+  std::size_t fastpass_workers = 8;
+  std::size_t read_workers = 4;
 };
+
+// A fast pass's JSON body is a few fields; anything longer is refused (413).
+inline constexpr std::size_t kFastPassMaxBytes = 65536;
 
 class HttpApi {
  public:
@@ -57,6 +73,8 @@ class HttpApi {
 
  private:
   void routes();
+  // The pre-routing handler: every check that needs no body (see the top).
+  httplib::Server::HandlerResponse gate(const httplib::Request& req, httplib::Response& res);
   void fastpass(const httplib::Request& req, httplib::Response& res);
   void diagnosis(const httplib::Request& req, httplib::Response& res);
   void diagnoses(const httplib::Request& req, httplib::Response& res);
@@ -73,7 +91,7 @@ class HttpApi {
   JobTracker& tracker_;
   PassRunner& runner_;
   AgentMetrics* metrics_ = nullptr;
-  httplib::Server server_;
+  GuardedServer server_;
   int listen_fd_ = -1;  // the listening socket, to raise httplib's backlog
 };
 

@@ -47,18 +47,27 @@ bool RequestAuth::allowed(uid_t uid) {
   return allowed_.count(uid) > 0;
 }
 
-AuthDecision RequestAuth::check(const std::string& credential,
-                                const std::string& expected_payload) {
-  return decide(credential, expected_payload, false);
-}
-
 AuthDecision RequestAuth::check_read(const std::string& credential,
                                      const std::string& expected_payload) {
-  return decide(credential, expected_payload, true);
+  return bind_payload(authenticate(credential, true), expected_payload);
 }
 
-AuthDecision RequestAuth::decide(const std::string& credential, const std::string& expected_payload,
-                                 bool read) {
+AuthDecision RequestAuth::authenticate_writer(const std::string& credential) {
+  return authenticate(credential, false);
+}
+
+AuthDecision RequestAuth::bind_payload(const AuthDecision& who,
+                                       const std::string& expected_payload) {
+  if (who.status != 200) return who;
+  AuthDecision d = who;
+  if (who.payload != expected_payload) {
+    d.status = 403;
+    d.error = "credential payload does not match the request";
+  }
+  return d;
+}
+
+AuthDecision RequestAuth::authenticate(const std::string& credential, bool read) {
   AuthDecision d;
   mc::DecodeResult r = mc::decode(credential);
   if (!r.ok) {
@@ -73,11 +82,7 @@ AuthDecision RequestAuth::decide(const std::string& credential, const std::strin
     d.error = "uid " + std::to_string(r.uid) + " is not allowed";
     return d;
   }
-  if (r.payload != expected_payload) {
-    d.status = 403;
-    d.error = "credential payload does not match the request";
-    return d;
-  }
+  d.payload = std::move(r.payload);
   return d;
 }
 

@@ -3,8 +3,8 @@
 // BundleReceiver::receive applies them before anything touches the disk.
 // Split out so that unit tests and fuzz/fuzz_bundle_upload exercise them
 // without munged. receive() runs parse_upload_meta, then the credential
-// check (its payload names the meta's job, node and bundle), then
-// check_upload_files.
+// check (its payload names the meta's job, node and bundle and the digest
+// of the meta and files, common/content_digest.h), then check_upload_files.
 #pragma once
 
 #include <cstddef>

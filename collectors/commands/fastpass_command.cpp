@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands/commands.h"
+#include "common/content_digest.h"
 #include "common/munge_credential.h"
 #include "delivery/bundle_delivery.h"
 
@@ -62,17 +63,22 @@ int run_fastpass(const NodeConfig& config, const std::string& config_path,
   double left = seconds_left(deadline);
   if (left > 0.2) {
     try {
-      std::string credential = munge_credential::encode(
-          "firstfault-fastpass " + request.job_id + " " + request.node, config.munge_socket);
       nlohmann::json body = {{"job_id", request.job_id},
                              {"node", request.node},
                              {"exit_status", exit_status},
                              {"attempt", built.entry.meta.attempt}};
+      std::string body_text = body.dump();
+      // The payload names the body's digest: the credential vouches for
+      // this exit status, not only for the job and node.
+      std::string credential =
+          munge_credential::encode("firstfault-fastpass " + request.job_id + " " + request.node +
+                                       " " + content_digest::sha256_hex(body_text),
+                                   config.munge_socket);
       // The agent must answer before we are killed: tell it how long that is,
       // less a margin for the reply to travel.
       long long deadline_ms = std::max(0LL, static_cast<long long>((left - 0.2) * 1000));
       HttpReply reply =
-          post_json(config.agent_url + "/api/v1/jobs/" + request.job_id + "/fastpass", body.dump(),
+          post_json(config.agent_url + "/api/v1/jobs/" + request.job_id + "/fastpass", body_text,
                     {"X-Firstfault-Munge: " + credential,
                      "X-Firstfault-Deadline-Ms: " + std::to_string(deadline_ms)},
                     {std::min(config.connect_timeout_s, left), left});

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <thread>
 
+#include "common/content_digest.h"
 #include "common/munge_credential.h"
 
 namespace ff::collect {
@@ -47,6 +48,26 @@ void move_to_rejected(const OutboxEntry& entry, const HttpReply& reply) {
 
 }  // namespace
 
+std::string upload_digest(const std::string& meta_text, const std::vector<MultipartFile>& files) {
+  std::vector<const MultipartFile*> sorted;
+  for (const auto& f : files) sorted.push_back(&f);
+  std::sort(sorted.begin(), sorted.end(), [](const MultipartFile* a, const MultipartFile* b) {
+    return a->filename < b->filename;
+  });
+  content_digest::BundleDigest digest(meta_text);
+  std::vector<char> chunk(1 << 16);
+  for (const MultipartFile* f : sorted) {
+    std::ifstream in(f->path, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot read " + f->path.string());
+    digest.begin_file(f->filename, fs::file_size(f->path));
+    while (in) {
+      in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+      digest.update(std::string_view(chunk.data(), static_cast<std::size_t>(in.gcount())));
+    }
+  }
+  return digest.hex();  // throws when a file's size changed while it was read
+}
+
 const char* outcome_name(DeliveryOutcome outcome) {
   switch (outcome) {
     case DeliveryOutcome::delivered:
@@ -70,22 +91,25 @@ DeliveryOutcome deliver_once(const NodeConfig& config, const OutboxEntry& entry,
   if (!lock.held()) return DeliveryOutcome::busy;
 
   const BundleMeta& meta = entry.meta;
+  std::string meta_text = wire_meta(meta).dump();
+  std::vector<MultipartFile> files;
+  for (const auto& rel : bundle_files(entry.files())) files.push_back({rel, entry.files() / rel});
   std::string credential;
   try {
-    // A fresh credential per attempt: munge refuses a replayed one.
-    credential = munge_credential::encode(
-        "firstfault-bundle " + meta.job_id + " " + meta.node + " " + meta.bundle_id,
-        config.munge_socket);
+    // A fresh credential per attempt: munge refuses a replayed one. Its
+    // payload names the digest of exactly what is sent.
+    credential =
+        munge_credential::encode("firstfault-bundle " + meta.job_id + " " + meta.node + " " +
+                                     meta.bundle_id + " " + upload_digest(meta_text, files),
+                                 config.munge_socket);
   } catch (const std::exception& e) {
     spdlog::warn("bundle {}: {}", meta.bundle_id, e.what());
     if (reply_out) *reply_out = {0, "", e.what()};
     return DeliveryOutcome::kept;
   }
-  std::vector<MultipartFile> files;
-  for (const auto& rel : bundle_files(entry.files())) files.push_back({rel, entry.files() / rel});
-  HttpReply reply = post_multipart(
-      config.agent_url + "/api/v1/bundles", {{"meta", wire_meta(meta).dump()}}, "file", files,
-      {"X-Firstfault-Munge: " + credential}, {config.connect_timeout_s, total_s});
+  HttpReply reply =
+      post_multipart(config.agent_url + "/api/v1/bundles", {{"meta", meta_text}}, "file", files,
+                     {"X-Firstfault-Munge: " + credential}, {config.connect_timeout_s, total_s});
   if (reply_out) *reply_out = reply;
   if (reply.success()) {
     spdlog::info("bundle {}: delivered ({} files, HTTP {})", meta.bundle_id, files.size(),

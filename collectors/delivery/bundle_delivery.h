@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "config/node_config.h"
@@ -28,6 +29,10 @@ enum class DeliveryOutcome {
 };
 
 const char* outcome_name(DeliveryOutcome outcome);
+
+// The digest the credential's payload names (common/content_digest.h):
+// over the meta part's text and the files as they are sent, read from disk.
+std::string upload_digest(const std::string& meta_text, const std::vector<MultipartFile>& files);
 
 // One attempt. `total_s` bounds the request (the fast pass gives less).
 DeliveryOutcome deliver_once(const NodeConfig& config, const OutboxEntry& entry, double total_s,

@@ -26,6 +26,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/content_digest.h"
 #include "common/munge_credential.h"
 
 namespace fftest {
@@ -171,6 +172,7 @@ class AgentProcess {
   AgentProcess& operator=(const AgentProcess&) = delete;
 
   int port() const { return port_; }
+  pid_t pid() const { return pid_; }
   const fs::path& state() const { return state_; }
   const fs::path& dir() const { return dir_.path(); }
   httplib::Client client() const {
@@ -242,10 +244,30 @@ struct Bundle {
   int attempt = 0;
   std::vector<std::pair<std::string, std::string>> files;  // path in bundle → content
 
+  // The meta part as upload() sends it.
+  std::string meta_text() const {
+    return json({{"bundle_id", bundle_id},
+                 {"job_id", job_id},
+                 {"attempt", attempt},
+                 {"node", node},
+                 {"pass", pass}})
+        .dump();
+  }
+  // The payload the collector's credential carries: this bundle's ids and
+  // the digest of what upload() sends.
   std::string payload() const {
-    return "firstfault-bundle " + job_id + " " + node + " " + bundle_id;
+    std::vector<std::pair<std::string_view, std::string_view>> contents;
+    for (const auto& [name, content] : files) contents.emplace_back(name, content);
+    return "firstfault-bundle " + job_id + " " + node + " " + bundle_id + " " +
+           ff::content_digest::bundle_digest(meta_text(), contents);
   }
 };
+
+// The payload of a fast pass's credential: job, node and the body's digest.
+inline std::string fastpass_payload(const std::string& job_id, const std::string& node,
+                                    const std::string& body) {
+  return "firstfault-fastpass " + job_id + " " + node + " " + ff::content_digest::sha256_hex(body);
+}
 
 inline std::string credential(const std::string& payload) {
   return ff::munge_credential::encode(payload);
@@ -261,12 +283,7 @@ inline httplib::Result read(httplib::Client& client, const std::string& target) 
 // Uploads as the collector does; `cred` nullopt = a fresh valid credential.
 inline httplib::Result upload(httplib::Client& client, const Bundle& b,
                               std::optional<std::string> cred = std::nullopt) {
-  json meta = {{"bundle_id", b.bundle_id},
-               {"job_id", b.job_id},
-               {"attempt", b.attempt},
-               {"node", b.node},
-               {"pass", b.pass}};
-  httplib::MultipartFormDataItems items = {{"meta", meta.dump(), "", "application/json"}};
+  httplib::MultipartFormDataItems items = {{"meta", b.meta_text(), "", "application/json"}};
   for (const auto& [name, content] : b.files)
     items.push_back({"file", content, name, "application/octet-stream"});
   httplib::Headers headers;

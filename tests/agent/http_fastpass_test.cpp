@@ -15,7 +15,8 @@ httplib::Result fastpass(httplib::Client& client, const std::string& node,
                          std::optional<std::string> cred = std::nullopt) {
   json body = {{"job_id", "48213"}, {"node", node}, {"exit_status", 256}, {"attempt", 0}};
   httplib::Headers headers = {
-      {"X-Firstfault-Munge", cred ? *cred : credential("firstfault-fastpass 48213 " + node)}};
+      {"X-Firstfault-Munge",
+       cred ? *cred : credential(fastpass_payload("48213", node, body.dump()))}};
   if (deadline_ms) headers.emplace("X-Firstfault-Deadline-Ms", std::to_string(*deadline_ms));
   return client.Post("/api/v1/jobs/48213/fastpass", headers, body.dump(), "application/json");
 }
@@ -93,8 +94,9 @@ TEST(FastPass, CredentialMustNameThisRequest) {
   EXPECT_EQ(res->status, 401);
   // A job's user can make a credential for the right payload, but with their
   // own uid: a job cannot have its Comment written for it.
+  json body = {{"job_id", "48213"}, {"node", "gpu-a01"}, {"exit_status", 256}, {"attempt", 0}};
   auto made = ff::run_process({"/usr/sbin/runuser", "-u", "nobody", "--", "/usr/bin/munge", "-n",
-                               "-s", "firstfault-fastpass 48213 gpu-a01"});
+                               "-s", fastpass_payload("48213", "gpu-a01", body.dump())});
   ASSERT_TRUE(made.ok()) << made.describe() << made.err;
   res = fastpass(client, "gpu-a01", std::nullopt, made.out.substr(0, made.out.find('\n')));
   ASSERT_TRUE(res);

@@ -39,9 +39,10 @@ Outcome run(const std::vector<Bundle>& order) {
     EXPECT_TRUE(res && res->status == 201) << b.bundle_id;
   }
   json body = {{"job_id", "48213"}, {"node", "gpu-a01"}, {"exit_status", 256}, {"attempt", 0}};
-  auto res = client.Post("/api/v1/jobs/48213/fastpass",
-                         {{"X-Firstfault-Munge", credential("firstfault-fastpass 48213 gpu-a01")}},
-                         body.dump(), "application/json");
+  auto res = client.Post(
+      "/api/v1/jobs/48213/fastpass",
+      {{"X-Firstfault-Munge", credential(fastpass_payload("48213", "gpu-a01", body.dump()))}},
+      body.dump(), "application/json");
   Outcome o;
   EXPECT_TRUE(res && res->status == 200) << (res ? res->body : "no reply") << agent.log();
   if (!res || res->status != 200) return o;

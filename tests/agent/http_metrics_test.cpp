@@ -20,7 +20,7 @@ httplib::Result fastpass(httplib::Client& client, const std::string& job_id = "4
   json body = {{"job_id", job_id}, {"node", "gpu-a01"}, {"exit_status", 256}, {"attempt", 0}};
   return client.Post(
       "/api/v1/jobs/" + job_id + "/fastpass",
-      {{"X-Firstfault-Munge", credential("firstfault-fastpass " + job_id + " gpu-a01")}},
+      {{"X-Firstfault-Munge", credential(fastpass_payload(job_id, "gpu-a01", body.dump()))}},
       body.dump(), "application/json");
 }
 

@@ -27,7 +27,12 @@ TEST(ReadApi, HealthErrorsAndParameters) {
   auto nowhere = client.Get("/api/v1/nowhere");
   EXPECT_EQ(nowhere->status, 404);
   EXPECT_TRUE(json::parse(nowhere->body).contains("error"));
+  // The credential comes first (before the body is read), then the form.
   auto not_multipart = client.Post("/api/v1/bundles", "{}", "application/json");
+  EXPECT_EQ(not_multipart->status, 401);
+  not_multipart = client.Post("/api/v1/bundles",
+                              {{"X-Firstfault-Munge", credential("firstfault-bundle 1 n1 b")}},
+                              "{}", "application/json");
   EXPECT_EQ(not_multipart->status, 400);
   EXPECT_EQ(agent.stop(), 0) << agent.log();
 }

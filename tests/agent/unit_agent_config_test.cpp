@@ -73,6 +73,33 @@ TEST(AgentConfig, SlurmJobHelper) {
         << bad;
 }
 
+TEST(AgentConfig, HttpServerLimits) {
+  auto d = parse_agent_config("", "a.yaml");
+  EXPECT_EQ(d.http_max_connections, 512);
+  EXPECT_EQ(d.http_max_connections_per_peer, 32);
+  EXPECT_EQ(d.http_header_timeout_s, 10);
+  EXPECT_EQ(d.http_request_timeout_s, 120);
+  EXPECT_EQ(d.http_upload_workers, 8);
+  EXPECT_EQ(d.http_fastpass_workers, 8);
+  EXPECT_EQ(d.http_read_workers, 4);
+  auto c = parse_agent_config(
+      "http_max_connections: 64\nhttp_max_connections_per_peer: 2\nhttp_header_timeout_s: 3\n"
+      "http_request_timeout_s: 30\nhttp_upload_workers: 2\nhttp_fastpass_workers: 1\n"
+      "http_read_workers: 1\n",
+      "a.yaml");
+  EXPECT_EQ(c.http_max_connections, 64);
+  EXPECT_EQ(c.http_max_connections_per_peer, 2);
+  EXPECT_EQ(c.http_header_timeout_s, 3);
+  EXPECT_EQ(c.http_request_timeout_s, 30);
+  EXPECT_EQ(c.http_upload_workers, 2);
+  EXPECT_EQ(c.http_fastpass_workers, 1);
+  EXPECT_EQ(c.http_read_workers, 1);
+  for (std::string bad :
+       {"http_max_connections: 2", "http_max_connections_per_peer: 0", "http_header_timeout_s: 0",
+        "http_request_timeout_s: -1", "http_upload_workers: 0", "http_fastpass_workers: many"})
+    EXPECT_THROW(parse_agent_config(bad + "\n", "a.yaml"), ConfigError) << bad;
+}
+
 TEST(AgentConfig, ErrorsNameFileAndLine) {
   try {
     parse_agent_config("listen: 127.0.0.1:7421\nfastpass_wait_s: soon\n", "/etc/ff/agent.yaml");

@@ -1,5 +1,6 @@
 // common/run_process: argument vectors are never interpreted, output is
 // captured and bounded, stdin is fed, the time bound kills.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -21,6 +22,18 @@ TEST(RunProcess, CapturesStdoutStderrAndExitCode) {
   EXPECT_EQ(r.out, "out\n");
   EXPECT_EQ(r.err, "err\n");
   EXPECT_FALSE(r.ok());
+}
+
+TEST(RunProcess, ChildInheritsNoDescriptorButStdio) {
+  // A descriptor without close-on-exec, as a thread may hold one at any time.
+  int fd = ::open("/dev/null", O_RDONLY);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::dup2(fd, 200), 200);
+  ::close(fd);
+  auto r = run_process({"/bin/ls", "/proc/self/fd"});
+  ::close(200);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("200"), std::string::npos) << r.out;
 }
 
 TEST(RunProcess, ArgumentsWithQuotesAndShellSyntaxAreNotExecuted) {

@@ -4,9 +4,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "agent_process.h"  // tests/agent: the real agent
 #include "bundle/bundle_builder.h"
 #include "collector_test_support.h"
 #include "commands/commands.h"
+#include "common/content_digest.h"
 #include "common/munge_credential.h"
 #include "delivery/bundle_delivery.h"
 #include "logging/collect_log.h"
@@ -69,7 +71,11 @@ TEST_F(Delivery, MultipartWithMetaFilesAndCredential) {
 
   auto decoded = munge_credential::decode(r.munge);
   ASSERT_TRUE(decoded.ok) << decoded.message;
-  EXPECT_EQ(decoded.payload, "firstfault-bundle 12 n2 " + built.entry.meta.bundle_id);
+  // The digest names the bytes the agent received (as the agent computes it).
+  std::vector<std::pair<std::string_view, std::string_view>> received(r.files.begin(),
+                                                                      r.files.end());
+  EXPECT_EQ(decoded.payload, "firstfault-bundle 12 n2 " + built.entry.meta.bundle_id + " " +
+                                 content_digest::bundle_digest(r.meta, received));
   EXPECT_EQ(decoded.uid, ::geteuid());
 }
 
@@ -174,7 +180,23 @@ TEST_F(Delivery, FastPassUploadsThenAsksTheAgentWithinTheBound) {
   EXPECT_LE(deadline, 5000);
   auto decoded = munge_credential::decode(requests[1].munge);
   ASSERT_TRUE(decoded.ok) << decoded.message;
-  EXPECT_EQ(decoded.payload, "firstfault-fastpass 12 n2");
+  EXPECT_EQ(decoded.payload,
+            "firstfault-fastpass 12 n2 " + content_digest::sha256_hex(requests[1].body));
+}
+
+// The collector's upload as the real agent takes it: both compute the
+// digest the credential names over the same bytes, so the bundle is stored.
+TEST_F(Delivery, RealAgentStoresTheCollectorsBundle) {
+  fftest::AgentProcess real;
+  config.agent_url = "http://127.0.0.1:" + std::to_string(real.port());
+  BuiltBundle built = build("epilog");
+  HttpReply reply;
+  EXPECT_EQ(deliver_once(config, built.entry, 30, &reply), DeliveryOutcome::delivered)
+      << reply.describe() << real.log();
+  EXPECT_EQ(reply.status, 201) << reply.describe();
+  EXPECT_TRUE(
+      std::filesystem::exists(real.state() / "jobs/12/0/bundles" / built.entry.meta.bundle_id))
+      << real.log();
 }
 
 }  // namespace

@@ -22,6 +22,24 @@ meta() {
   printf '{"bundle_id":"%s","job_id":"%s","attempt":0,"node":"n1","pass":"epilog"}' "$BUNDLE" "$FAKE_JOB"
 }
 
+# The digest a payload names (docs/slurm-path.md section 4), computed here
+# independently of the C++: the meta part, then each file in name order; each
+# preceded by its length as 8 bytes big-endian, a file's name too.
+digest() {
+  python3 - "$(meta)" "job.json=$WORK/job.json" "nodes/n1/kernel=$WORK/kernel" <<'EOF'
+import hashlib, struct, sys
+h = hashlib.sha256()
+def put(b):
+    h.update(struct.pack('>Q', len(b)))
+    h.update(b)
+put(sys.argv[1].encode())
+for name, path in sorted(a.split('=', 1) for a in sys.argv[2:]):
+    put(name.encode())
+    put(open(path, 'rb').read())
+print(h.hexdigest())
+EOF
+}
+
 # upload [curl header args...]: prints the HTTP status of POST /api/v1/bundles.
 upload() {
   curl -s -m 20 -o "$WORK/reply" -w '%{http_code}' "$@" \
@@ -62,25 +80,31 @@ assert_refused() {  # assert_refused EXPECTED_STATUSES curl-args...
 }
 
 @test "a real credential for another bundle is refused with 403 and leaves nothing" {
-  cred=$(munge -s "firstfault-bundle $FAKE_JOB n1 n1-$FAKE_JOB-epilog-1")
+  cred=$(munge -s "firstfault-bundle $FAKE_JOB n1 n1-$FAKE_JOB-epilog-1 $(digest)")
+  assert_refused "403" -H "X-Firstfault-Munge: $cred"
+}
+
+@test "a real credential for other bytes of this bundle is refused with 403 and leaves nothing" {
+  cred=$(munge -s "firstfault-bundle $FAKE_JOB n1 $BUNDLE $(digest)")
+  echo "forged line" >>"$WORK/kernel"
   assert_refused "403" -H "X-Firstfault-Munge: $cred"
 }
 
 @test "a real credential of a user that may not upload is refused with 403 and leaves nothing" {
-  cred=$(runuser -u nobody -- munge -s "firstfault-bundle $FAKE_JOB n1 $BUNDLE")
+  cred=$(runuser -u nobody -- munge -s "firstfault-bundle $FAKE_JOB n1 $BUNDLE $(digest)")
   assert_refused "403" -H "X-Firstfault-Munge: $cred"
 }
 
 # The control: the same upload with a valid credential is stored, so the
 # refusals above are about the credential and nothing else.
 @test "the same upload with root's credential for this bundle is stored (control)" {
-  cred=$(munge -s "firstfault-bundle $FAKE_JOB n1 $BUNDLE")
+  cred=$(munge -s "firstfault-bundle $FAKE_JOB n1 $BUNDLE $(digest)")
   code=$(upload -H "X-Firstfault-Munge: $cred")
   echo "HTTP $code: $(head -c 300 "$WORK/reply")"
   [ "$code" = 201 ]
   [ -d "$FF_ROOT/agent/jobs/$FAKE_JOB" ]
   # A retried upload of the same bundle is acknowledged, not stored twice.
-  cred=$(munge -s "firstfault-bundle $FAKE_JOB n1 $BUNDLE")
+  cred=$(munge -s "firstfault-bundle $FAKE_JOB n1 $BUNDLE $(digest)")
   code=$(upload -H "X-Firstfault-Munge: $cred")
   [ "$code" = 200 ]
 }
