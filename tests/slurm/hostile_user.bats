@@ -193,18 +193,21 @@ PY
   rm -f "$secret" "$device"
 }
 
+# The attacker's connections come from other addresses of this host
+# (127.0.0.2, .3: the attacker's compute node), as on a real cluster, where
+# the head node's probe and the other nodes' collectors have their own.
 @test "hostile: uploads without a credential, chunked, gzip and slow, during a real job" {
   before_kb=$(agent_peak_kb)
   # A legitimate job of the same period, by root.
   submit exception --export=ALL,FF_FAILING_RANK=1
   runuser -u "$TEST_USER" -- python3 "$ATTACKS" health "$AGENT_HOST" "$AGENT_PORT" 25 >"$WORK/health" &
   probe=$!
-  runuser -u "$TEST_USER" -- python3 "$ATTACKS" slowloris "$AGENT_HOST" "$AGENT_PORT" 32 20 >"$WORK/slow" &
+  FF_ATTACK_SOURCE=127.0.0.2 runuser -u "$TEST_USER" -- python3 "$ATTACKS" slowloris "$AGENT_HOST" "$AGENT_PORT" 48 20 >"$WORK/slow" &
   slow=$!
-  run runuser -u "$TEST_USER" -- python3 "$ATTACKS" chunked "$AGENT_HOST" "$AGENT_PORT" 512
+  FF_ATTACK_SOURCE=127.0.0.3 run runuser -u "$TEST_USER" -- python3 "$ATTACKS" chunked "$AGENT_HOST" "$AGENT_PORT" 512
   echo "chunked: $output"
   [[ $output =~ status=(411|413|501) ]]
-  run runuser -u "$TEST_USER" -- python3 "$ATTACKS" gzip "$AGENT_HOST" "$AGENT_PORT"
+  FF_ATTACK_SOURCE=127.0.0.3 run runuser -u "$TEST_USER" -- python3 "$ATTACKS" gzip "$AGENT_HOST" "$AGENT_PORT"
   echo "gzip: $output"
   [[ $output =~ status=(413|415) ]]
   wait "$slow"

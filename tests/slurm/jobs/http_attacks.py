@@ -8,15 +8,25 @@
                                                one byte every 2 s
     http_attacks.py health HOST PORT SECONDS   GET /api/v1/health every 0.25 s
 
-Each prints one line "key=value ..." for the test to check; the first two the
+The attacks connect from FF_ATTACK_SOURCE (an address of this host, e.g.
+127.0.0.2) when set: on the one-host test cluster that stands for the
+attacker's own compute node, apart from the head node's probes and the other
+nodes' collectors. Each prints one line "key=value ..." for the test to check; the first two the
 HTTP status the agent answered (0: closed without one) and how many body bytes
 it took before that. Only the standard library: it runs as the test's
 unprivileged user.
 """
 import gzip
+import os
 import socket
 import sys
 import time
+
+
+def connect(host, port, timeout):
+    source = os.environ.get("FF_ATTACK_SOURCE")
+    return socket.create_connection((host, port), timeout=timeout,
+                                    source_address=(source, 0) if source else None)
 
 
 def status_of(sock, timeout=10.0):
@@ -35,7 +45,7 @@ def status_of(sock, timeout=10.0):
 
 
 def chunked(host, port, mib):
-    sock = socket.create_connection((host, port), timeout=10)
+    sock = connect(host, port, 10)
     sock.sendall(b"POST /api/v1/bundles HTTP/1.1\r\nHost: agent\r\n"
                  b"Content-Type: multipart/form-data; boundary=x\r\n"
                  b"Transfer-Encoding: chunked\r\n\r\n")
@@ -56,7 +66,7 @@ def chunked(host, port, mib):
 def gzip_body(host, port):
     body = gzip.compress(b"--x\r\nContent-Disposition: form-data; name=\"meta\"\r\n\r\n{}\r\n--x--\r\n"
                          + b"\0" * (1 << 20))
-    sock = socket.create_connection((host, port), timeout=10)
+    sock = connect(host, port, 10)
     sock.sendall(b"POST /api/v1/bundles HTTP/1.1\r\nHost: agent\r\n"
                  b"Content-Type: multipart/form-data; boundary=x\r\n"
                  b"Content-Encoding: gzip\r\n"
@@ -74,7 +84,7 @@ def slowloris(host, port, n, seconds):
     socks = []
     for _ in range(n):
         try:
-            socks.append(socket.create_connection((host, port), timeout=5))
+            socks.append(connect(host, port, 5))
         except OSError:
             break
     opened = len(socks)
