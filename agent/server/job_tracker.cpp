@@ -39,7 +39,7 @@ void JobTracker::stop() {
 
 bool JobTracker::busy(const JobKey& key) const {
   return queued_.count(key) || retries_.count(key) || deadline_due_.count(key) ||
-         running_.count(key);
+         forced_deadline_.count(key) || running_.count(key);
 }
 
 void JobTracker::make_room() {
@@ -53,22 +53,21 @@ void JobTracker::make_room() {
   std::size_t over = jobs_.size() - max_tracked_jobs_ + 1;
   for (std::size_t i = 0; i < finished.size() && i < over; ++i) jobs_.erase(finished[i].second);
   if (jobs_.size() < max_tracked_jobs_) return;
-  // None left to forget: the attempt that sent nothing for longest gets its
-  // deadline pass now, and is forgotten once that ran.
-  const JobKey* oldest = nullptr;
-  Clock::time_point oldest_at = Clock::time_point::max();
-  for (const auto& [key, p] : jobs_)
-    if (!p.finished() && !deadline_due_.count(key) && p.last_bundle < oldest_at) {
-      oldest = &key;
-      oldest_at = p.last_bundle;
-    }
-  if (!oldest) return;
+  // None finished: the attempt that sent nothing for longest is forgotten
+  // and gets its deadline pass (over what has arrived) as soon as a worker
+  // is free. Only its key waits for that, not what the tracker knew of it.
+  auto oldest = jobs_.end();
+  for (auto it = jobs_.begin(); it != jobs_.end(); ++it)
+    if (!running_.count(it->first) &&
+        (oldest == jobs_.end() || it->second.last_bundle < oldest->second.last_bundle))
+      oldest = it;
+  if (oldest == jobs_.end()) return;
   spdlog::warn("job {}: {} job attempts tracked (max_tracked_jobs): deadline pass now",
-               oldest->str(), jobs_.size());
-  Progress& p = jobs_[*oldest];
-  p.deadline_armed = true;
-  p.deadline_done = true;
-  deadline_due_.insert(*oldest);
+               oldest->first.str(), jobs_.size());
+  if (oldest->second.epilog_bundles_at_final == 0) forced_deadline_.insert(oldest->first);
+  queued_.erase(oldest->first);
+  retries_.erase(oldest->first);
+  jobs_.erase(oldest);
 }
 
 void JobTracker::bundle_stored(const JobKey& key, const std::string& node, const std::string& pass,
@@ -177,15 +176,23 @@ void JobTracker::work() {
     auto next = promote_due(Clock::now());
     // Deadline passes first: they are due already. A job attempt another
     // worker is at waits in its queue until that worker is done.
-    bool deadline = false;
+    bool deadline = false, forced = false;
     std::optional<JobKey> key;
-    for (const auto& k : deadline_due_)
+    for (const auto& k : forced_deadline_)
       if (!running_.count(k)) {
         key = k;
-        deadline = true;
-        deadline_due_.erase(k);
+        deadline = forced = true;
+        forced_deadline_.erase(k);
         break;
       }
+    if (!key)
+      for (const auto& k : deadline_due_)
+        if (!running_.count(k)) {
+          key = k;
+          deadline = true;
+          deadline_due_.erase(k);
+          break;
+        }
     if (!key)
       for (const auto& k : queued_)
         if (!running_.count(k)) {
@@ -203,7 +210,7 @@ void JobTracker::work() {
     running_.insert(*key);
     lock.unlock();
     if (deadline) {
-      deadline_pass(*key);
+      deadline_pass(*key, forced);
     } else {
       try {
         process(*key);
@@ -217,8 +224,8 @@ void JobTracker::work() {
   }
 }
 
-void JobTracker::deadline_pass(const JobKey& key) {
-  {
+void JobTracker::deadline_pass(const JobKey& key, bool forced) {
+  if (!forced) {
     std::lock_guard<std::mutex> check(mutex_);
     auto it = jobs_.find(key);
     if (it == jobs_.end() || it->second.epilog_bundles_at_final != 0) return;  // final ran

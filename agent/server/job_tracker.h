@@ -11,9 +11,10 @@
 // deadline pass ran (a bundle that comes later starts a new entry: a step
 // bundle rebuilds the incident, an Epilog bundle arms a new deadline). At
 // most max_tracked_jobs attempts are held: when a new one would pass that,
-// the finished ones are forgotten first, oldest first; when none is
-// finished, the attempt least recently sent a bundle gets its deadline pass
-// at once (over what has arrived) and is forgotten after it.
+// the finished ones are forgotten first, the longest finished first; when
+// none is finished, the attempt least recently sent a bundle is forgotten
+// and its deadline pass (over what has arrived) runs as soon as a worker is
+// free: only its key waits for that.
 //
 // The job's nodes are scontrol's NodeList when Slurm still knows the job,
 // else the union of the `nodes` the bundles' job.json fragments name.
@@ -102,7 +103,8 @@ class JobTracker {
   // With the lock held: makes room for one more attempt (max_tracked_jobs).
   void make_room();
   bool busy(const JobKey& key) const;
-  void deadline_pass(const JobKey& key);
+  // `forced`: the attempt was forgotten to make room (make_room).
+  void deadline_pass(const JobKey& key, bool forced);
   void process(const JobKey& key);
   // Queues another try of a job whose processing threw `what`.
   void retry_after_error(const JobKey& key, const std::string& what);
@@ -122,6 +124,8 @@ class JobTracker {
   std::set<JobKey> queued_;
   std::set<JobKey> retries_;       // final passes waiting for the terminal state
   std::set<JobKey> deadline_due_;  // deadline passes to run now
+  // Deadline passes of attempts forgotten to make room: keys only.
+  std::set<JobKey> forced_deadline_;
   std::set<JobKey> running_;       // a worker is at it
   bool stopping_ = false;
   std::vector<std::thread> workers_;
