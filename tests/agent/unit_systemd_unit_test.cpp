@@ -27,7 +27,8 @@ std::map<std::string, std::string> service_section(const std::string& path) {
     auto eq = line.find('=');
     if (section != "[Service]" || eq == std::string::npos) continue;
     std::string& value = out[line.substr(0, eq)];
-    value += (value.empty() ? "" : "|") + line.substr(eq + 1);
+    if (!value.empty()) value += '|';
+    value += line.substr(eq + 1);
   }
   return out;
 }
@@ -40,7 +41,8 @@ TEST(SystemdUnit, AgentServiceIsHardened) {
       {"NoNewPrivileges", "yes"},
       {"ProtectSystem", "strict"},
       {"ReadWritePaths", "/var/lib/firstfault"},
-      {"ProtectHome", "yes"},
+      // Read: the job output it copies may be on /home; never written.
+      {"ProtectHome", "read-only"},
       {"PrivateTmp", "yes"},
       {"PrivateMounts", "yes"},
       {"PrivateDevices", "yes"},
