@@ -142,7 +142,12 @@ void PassRunner::gather_central(const JobKey& key) {
     for (const auto& p : merged.problems) spdlog::warn("job {}: {}", key.str(), p);
     fs::create_directories(input);
     fs::copy_file(layout_.incident(key) / "job.json", input / "job.json",
-                  fs::copy_options::overwrite_existing);
+                  fs::copy_options::overwrite_existing, ec);
+    if (ec) {
+      spdlog::warn("job {}: central sources not asked: {}", key.str(), ec.message());
+      fs::remove_all(input, ec);
+      return;
+    }
   }
   auto start = std::chrono::steady_clock::now();
   ff::sources::CentralGather gathered;

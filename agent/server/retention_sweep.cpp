@@ -131,6 +131,8 @@ SweepResult RetentionSweep::sweep(std::int64_t now) {
   }
   for (const auto& job : kept) {
     if (result.state_bytes <= settings_.max_state_bytes) break;
+    // Least recently heard of first: the rest are younger still.
+    if (job.last_at > now - kMinIdle.count()) break;
     JobKey key{job.job_id, job.attempt};
     std::uint64_t bytes = sizes.count(key) ? sizes[key] : 0;
     if (remove(job)) {

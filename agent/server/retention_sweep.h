@@ -3,9 +3,10 @@
 // row) more than retention_days ago are deleted, oldest first, files
 // (jobs/<id>/<attempt>/) and rows (jobs, bundles, diagnoses with their
 // child rows); then, when max_state_bytes is set, the least recently heard
-// of until jobs/ holds no more than that. A job attempt whose final or
-// deadline pass has not run yet (none stored, or the tracker still has it
-// to do) is never deleted. drain_actions stay: a drain is on record.
+// of (idle for kMinIdle at least) until jobs/ holds no more than that. A
+// job attempt whose final or deadline pass has not run yet (none stored, or
+// the tracker still has it to do) is never deleted. drain_actions stay: a
+// drain is on record.
 #pragma once
 
 #include <atomic>
@@ -38,6 +39,9 @@ struct SweepResult {
 class RetentionSweep {
  public:
   static constexpr std::chrono::hours kSweepInterval{1};
+  // max_state_bytes never deletes a job attempt heard of more recently: a
+  // late bundle of it may be on its way in.
+  static constexpr std::chrono::seconds kMinIdle{3600};
 
   RetentionSweep(RetentionSettings settings, StateLayout layout, DiagnosisStore& store,
                  JobTracker& tracker, JobLocks& locks);
