@@ -275,7 +275,9 @@ std::string PassRunner::finish_comment(const PassRecord& pass) {
   auto mutex = locks_.of(key);
   std::lock_guard<std::mutex> lock(*mutex);
   auto newest = store_.latest_pass(key.job_id, key.attempt);
-  if (!newest || newest->id != pass.id) return "";
+  // A newer pass wrote its own Comment; a pass still under way when the
+  // listing was made has settled its own since.
+  if (!newest || newest->id != pass.id || !newest->comment_status.empty()) return "";
   bool written = false;
   std::string status =
       apply_comment_rules(key, pass.trigger, slurm, pass.verdict, pass.summary, 0, written);

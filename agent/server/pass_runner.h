@@ -74,9 +74,9 @@ class PassRunner {
   // Writes the Comment of a stored pass whose Comment was not written (the
   // agent stopped between storing the pass and scontrol's answer): the same
   // rules as the pass, for its stored summary. Setting a Comment to the
-  // same text twice changes nothing, so trying again is safe. Skipped when
-  // a newer pass of the job attempt exists (it wrote its own). Returns the
-  // status stored with the pass.
+  // same text twice changes nothing, so trying again is safe. Skipped (and
+  // "" returned) when a newer pass of the job attempt exists or the status
+  // is set by now. Returns the status stored with the pass.
   std::string finish_comment(const PassRecord& pass);
 
  private:
