@@ -126,10 +126,10 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
     posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&actions, out.write, STDOUT_FILENO);
   posix_spawn_file_actions_adddup2(&actions, err.write, STDERR_FILENO);
-  // Nothing else of ours reaches the child: not the agent's listening socket
-  // (a child left running after the agent died would keep the port from the
-  // restarted agent), nor its connections or database.
-  posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+  // The child gets stdin, stdout and stderr and nothing else: a descriptor
+  // another thread opened without close-on-exec (a socket between accept()
+  // and its FD_CLOEXEC, a file) never reaches scontrol or sacctmgr.
+  posix_spawn_file_actions_addclosefrom_np(&actions, STDERR_FILENO + 1);
 
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
