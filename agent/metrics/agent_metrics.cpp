@@ -130,6 +130,13 @@ AgentMetrics::AgentMetrics(const std::string& version, const std::string& engine
                       "Entries of the agent's per-job in-memory structures, by structure "
                       "(job_tracker, job_locks, scontrol_lookups)")
                   .Register(*registry_);
+  free_bytes_ = &BuildGauge()
+                     .Name("firstfault_state_free_bytes")
+                     .Help(
+                         "Bytes free on the state directory's filesystem (uploads are refused "
+                         "below min_free_bytes/min_free_percent)")
+                     .Register(*registry_)
+                     .Add({});
   BuildGauge()
       .Name("firstfault_build_info")
       .Help("The agent's version and engine version; always 1")
@@ -227,10 +234,17 @@ void AgentMetrics::set_entries_source(std::function<EntryCounts()> source) {
   entries_source_ = std::move(source);
 }
 
+void AgentMetrics::set_free_bytes_source(std::function<double()> source) {
+  std::lock_guard<std::mutex> lock(entries_mutex_);
+  free_bytes_source_ = std::move(source);
+}
+
 std::string AgentMetrics::scrape() {
   refresh_suspects();
   {
     std::lock_guard<std::mutex> lock(entries_mutex_);
+    if (free_bytes_source_)
+      counting("state free bytes", [&] { free_bytes_->Set(free_bytes_source_()); });
     if (entries_source_)
       counting("tracked entries", [&] {
         for (const auto& [structure, count] : entries_source_())

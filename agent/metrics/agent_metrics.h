@@ -75,6 +75,10 @@ class AgentMetrics {
   using EntryCounts = std::map<std::string, double>;
   void set_entries_source(std::function<EntryCounts()> source);
 
+  // Bytes free on the state directory's filesystem, read at every scrape:
+  // uploads are refused (507) below min_free_bytes/min_free_percent.
+  void set_free_bytes_source(std::function<double()> source);
+
   // The text exposition format (version 0.0.4).
   std::string scrape();
   static constexpr const char* kContentType = "text/plain; version=0.0.4; charset=utf-8";
@@ -96,6 +100,8 @@ class AgentMetrics {
   prometheus::Family<prometheus::Gauge>* entries_ = nullptr;
   std::mutex entries_mutex_;
   std::function<EntryCounts()> entries_source_;
+  prometheus::Gauge* free_bytes_ = nullptr;
+  std::function<double()> free_bytes_source_;
 
   std::mutex suspects_mutex_;  // one refresh at a time; scrapes meanwhile wait for it
   std::function<SuspectCounts()> suspects_source_;

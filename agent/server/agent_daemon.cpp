@@ -21,6 +21,7 @@
 #include "pipeline/analyze.h"
 #include "rules/compiled_rules.h"
 #include "server/bundle_receiver.h"
+#include "server/free_space.h"
 #include "server/http_api.h"
 #include "server/job_locks.h"
 #include "server/job_tracker.h"
@@ -161,6 +162,8 @@ int run_agent(const AgentConfig& config) {
   BundleReceiver receiver(layout, *store, auth, tracker, limits);
   receiver.set_metrics(&metrics);
   receiver.set_free_space_floor({config.min_free_bytes, config.min_free_percent});
+  metrics.set_free_bytes_source(
+      [root = layout.root()] { return static_cast<double>(free_space(root).free_bytes); });
   ApiSettings settings;
   settings.max_request_bytes = config.max_request_bytes;
   settings.fastpass_wait = std::chrono::seconds(config.fastpass_wait_s);

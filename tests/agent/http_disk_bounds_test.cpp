@@ -12,8 +12,10 @@ namespace {
 using namespace fftest;
 
 std::string metric_line(const std::string& metrics, const std::string& prefix) {
-  auto at = metrics.find(prefix);
+  // At the start of a line: not the "# HELP" line naming the metric.
+  auto at = metrics.find("\n" + prefix);
   if (at == std::string::npos) return "";
+  ++at;
   return metrics.substr(at, metrics.find('\n', at) - at);
 }
 
@@ -34,6 +36,10 @@ TEST(DiskBounds, BelowTheFreeSpaceFloorAnUploadIs507AndNothingIsWritten) {
   EXPECT_EQ(metric_line(m, "firstfault_bundles_rejected_total{reason=\"disk_full\"}"),
             "firstfault_bundles_rejected_total{reason=\"disk_full\"} 1")
       << m;
+  // What is free, for an alert before the floor is reached.
+  std::string free = metric_line(m, "firstfault_state_free_bytes ");
+  ASSERT_FALSE(free.empty()) << m;
+  EXPECT_GT(std::stod(free.substr(free.rfind(' ') + 1)), 0) << free;
 }
 
 TEST(DiskBounds, FreeSpaceFloorInPercentToo) {
