@@ -45,6 +45,8 @@ std::string refusal_reason(int status) {
       return "too_large";
     case 503:
       return "busy";
+    case 507:
+      return "disk_full";
     default:
       return status >= 500 ? "error" : "invalid";
   }
@@ -77,11 +79,12 @@ AgentMetrics::AgentMetrics(const std::string& version, const std::string& engine
                            .Name("firstfault_bundles_received_total")
                            .Help("Bundles stored (HTTP 201), by pass (step, epilog)")
                            .Register(*registry_);
-  bundles_rejected_ =
-      &BuildCounter()
-           .Name("firstfault_bundles_rejected_total")
-           .Help("Bundle uploads refused, by reason (auth, invalid, too_large, busy, error)")
-           .Register(*registry_);
+  bundles_rejected_ = &BuildCounter()
+                           .Name("firstfault_bundles_rejected_total")
+                           .Help(
+                               "Bundle uploads refused, by reason (auth, invalid, too_large, busy, "
+                               "disk_full, error)")
+                           .Register(*registry_);
   bundles_duplicate_ = &BuildCounter()
                             .Name("firstfault_bundles_duplicate_total")
                             .Help(
@@ -115,6 +118,25 @@ AgentMetrics::AgentMetrics(const std::string& version, const std::string& engine
                        "Flagged suspects in the suspects window, by component kind "
                        "(computed from the database, cached 30 s)")
                    .Register(*registry_);
+  jobs_deleted_ = &BuildCounter()
+                       .Name("firstfault_job_attempts_deleted_total")
+                       .Help(
+                           "Job attempts the retention sweep deleted (files and rows), by "
+                           "reason (retention, max_state_bytes)")
+                       .Register(*registry_);
+  entries_ = &BuildGauge()
+                  .Name("firstfault_agent_tracked_entries")
+                  .Help(
+                      "Entries of the agent's per-job in-memory structures, by structure "
+                      "(job_tracker, job_locks, scontrol_lookups)")
+                  .Register(*registry_);
+  free_bytes_ = &BuildGauge()
+                     .Name("firstfault_state_free_bytes")
+                     .Help(
+                         "Bytes free on the state directory's filesystem (uploads are refused "
+                         "below min_free_bytes/min_free_percent)")
+                     .Register(*registry_)
+                     .Add({});
   BuildGauge()
       .Name("firstfault_build_info")
       .Help("The agent's version and engine version; always 1")
@@ -201,8 +223,34 @@ void AgentMetrics::refresh_suspects() {
   });
 }
 
+void AgentMetrics::job_attempts_deleted(const std::string& reason, std::size_t count) {
+  counting("job attempts deleted", [&] {
+    jobs_deleted_->Add({{"reason", bounded(reason)}}).Increment(static_cast<double>(count));
+  });
+}
+
+void AgentMetrics::set_entries_source(std::function<EntryCounts()> source) {
+  std::lock_guard<std::mutex> lock(entries_mutex_);
+  entries_source_ = std::move(source);
+}
+
+void AgentMetrics::set_free_bytes_source(std::function<double()> source) {
+  std::lock_guard<std::mutex> lock(entries_mutex_);
+  free_bytes_source_ = std::move(source);
+}
+
 std::string AgentMetrics::scrape() {
   refresh_suspects();
+  {
+    std::lock_guard<std::mutex> lock(entries_mutex_);
+    if (free_bytes_source_)
+      counting("state free bytes", [&] { free_bytes_->Set(free_bytes_source_()); });
+    if (entries_source_)
+      counting("tracked entries", [&] {
+        for (const auto& [structure, count] : entries_source_())
+          entries_->Add({{"structure", bounded(structure)}}).Set(count);
+      });
+  }
   return prometheus::TextSerializer().Serialize(registry_->Collect());
 }
 

@@ -66,6 +66,19 @@ class AgentMetrics {
   void set_suspects_source(std::function<SuspectCounts()> source,
                            std::chrono::seconds ttl = std::chrono::seconds(30));
 
+  // Job attempts the retention sweep deleted, by reason ("retention":
+  // older than retention_days; "max_state_bytes").
+  void job_attempts_deleted(const std::string& reason, std::size_t count);
+
+  // Entries of the agent's in-memory per-job structures (tracker, job
+  // locks, scontrol lookups), read at every scrape: they must stay bounded.
+  using EntryCounts = std::map<std::string, double>;
+  void set_entries_source(std::function<EntryCounts()> source);
+
+  // Bytes free on the state directory's filesystem, read at every scrape:
+  // uploads are refused (507) below min_free_bytes/min_free_percent.
+  void set_free_bytes_source(std::function<double()> source);
+
   // The text exposition format (version 0.0.4).
   std::string scrape();
   static constexpr const char* kContentType = "text/plain; version=0.0.4; charset=utf-8";
@@ -83,6 +96,12 @@ class AgentMetrics {
   prometheus::Family<prometheus::Histogram>* engine_duration_ = nullptr;
   prometheus::Family<prometheus::Histogram>* pass_duration_ = nullptr;
   prometheus::Family<prometheus::Gauge>* suspects_ = nullptr;
+  prometheus::Family<prometheus::Counter>* jobs_deleted_ = nullptr;
+  prometheus::Family<prometheus::Gauge>* entries_ = nullptr;
+  std::mutex entries_mutex_;
+  std::function<EntryCounts()> entries_source_;
+  prometheus::Gauge* free_bytes_ = nullptr;
+  std::function<double()> free_bytes_source_;
 
   std::mutex suspects_mutex_;  // one refresh at a time; scrapes meanwhile wait for it
   std::function<SuspectCounts()> suspects_source_;

@@ -191,6 +191,26 @@ AgentConfig parse_agent_config(const std::string& text, const std::string& name)
       c.max_line_bytes = static_cast<std::size_t>(at_least(name, key, v, 1024));
     } else if (key == "max_lines_per_job") {
       c.max_lines_per_job = static_cast<std::uint64_t>(at_least(name, key, v, 1));
+    } else if (key == "max_job_bytes") {
+      c.max_job_bytes = static_cast<std::uint64_t>(at_least(name, key, v, 1048576));
+    } else if (key == "min_free_bytes") {
+      c.min_free_bytes = static_cast<std::uint64_t>(at_least(name, key, v, 0));
+    } else if (key == "min_free_percent") {
+      c.min_free_percent = positive(name, key, v, 0);
+      if (c.min_free_percent > 90) fail(name, v.Mark(), "'min_free_percent' must be at most 90");
+    } else if (key == "retention_days") {
+      c.retention_days = positive(name, key, v, 1);
+    } else if (key == "max_state_bytes") {
+      c.max_state_bytes = static_cast<std::uint64_t>(at_least(name, key, v, 0));
+      if (c.max_state_bytes != 0 && c.max_state_bytes < 1048576)
+        fail(name, v.Mark(), "'max_state_bytes' must be 0 (no bound) or at least 1048576");
+    } else if (key == "final_pass_workers") {
+      c.final_pass_workers = positive(name, key, v, 1);
+      // Each worker may run the engine on a large incident at once.
+      if (c.final_pass_workers > 16)
+        fail(name, v.Mark(), "'final_pass_workers' must be at most 16");
+    } else if (key == "max_tracked_jobs") {
+      c.max_tracked_jobs = static_cast<std::size_t>(positive(name, key, v, 100));
     } else if (key == "read_access") {
       c.read_access = scalar<std::string>(name, key, v);
       if (c.read_access != "credential" && c.read_access != "open")
@@ -239,6 +259,9 @@ AgentConfig parse_agent_config(const std::string& text, const std::string& name)
     }
   }
   if (!database_set || c.database.empty()) c.database = c.state_dir + "/firstfault.db";
+  if (c.max_state_bytes != 0 && c.max_state_bytes < c.max_job_bytes)
+    fail(name, root.Mark(),
+         "'max_state_bytes' must be at least 'max_job_bytes' (one job attempt must fit)");
   return c;
 }
 

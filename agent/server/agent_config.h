@@ -45,6 +45,26 @@ struct AgentConfig {
   std::size_t max_file_bytes = 134217728;
   std::size_t max_line_bytes = 1048576;
   std::uint64_t max_lines_per_job = 50000000;
+  // Bytes over every bundle of one job attempt (413 past it), like
+  // max_lines_per_job: one job cannot fill the state directory.
+  std::uint64_t max_job_bytes = 4294967296;
+  // Free space the state directory's filesystem keeps (statvfs, for
+  // unprivileged users): an upload that would leave less is refused (507).
+  // The head node often holds slurmctld's state on the same filesystem.
+  std::uint64_t min_free_bytes = 1073741824;
+  int min_free_percent = 5;
+  // The retention sweep (at start, then hourly) deletes job attempts whose
+  // last bundle or pass is older than retention_days, oldest first, and
+  // then the oldest until jobs/ holds at most max_state_bytes (0: no such
+  // bound). A job attempt whose final or deadline pass has not run yet is
+  // never deleted.
+  int retention_days = 90;
+  std::uint64_t max_state_bytes = 0;
+  // Threads running final and deadline passes (and rebuilds); a slow pass
+  // of one job does not hold up the others.
+  int final_pass_workers = 2;
+  // Job attempts the tracker holds in memory at most (job_tracker.h).
+  std::size_t max_tracked_jobs = 20000;
   // GET /api/v1/jobs/<id>/diagnosis and /api/v1/diagnoses: "credential" (a
   // munge credential of root, SlurmUser, allowed_uids or read_uids) or
   // "open" (anyone who reaches the port). Diagnoses quote log lines,

@@ -21,12 +21,14 @@
 #include "pipeline/analyze.h"
 #include "rules/compiled_rules.h"
 #include "server/bundle_receiver.h"
+#include "server/free_space.h"
 #include "server/http_api.h"
 #include "server/job_locks.h"
 #include "server/job_tracker.h"
 #include "server/pass_runner.h"
 #include "server/read_token.h"
 #include "server/request_auth.h"
+#include "server/retention_sweep.h"
 #include "server/startup_recovery.h"
 #include "slurm/slurm_client.h"
 
@@ -142,15 +144,26 @@ int run_agent(const AgentConfig& config) {
                  config.drain.dry_run ? " (dry run)" : "", config.drain.min_blames,
                  drain_window_s(config.drain, config.suspects) / 86400, config.drain.max_per_hour);
   }
-  JobTracker tracker(runner, std::chrono::seconds(config.final_pass_deadline_s));
+  JobTracker tracker(runner, std::chrono::seconds(config.final_pass_deadline_s),
+                     config.final_pass_workers, config.max_tracked_jobs);
+  metrics.set_entries_source([&tracker, &locks, &runner] {
+    return AgentMetrics::EntryCounts{
+        {"job_tracker", static_cast<double>(tracker.tracked_jobs())},
+        {"job_locks", static_cast<double>(locks.size())},
+        {"scontrol_lookups", static_cast<double>(runner.cached_lookups())}};
+  });
   BundleLimits limits;
   limits.max_total_bytes = config.max_request_bytes;
   limits.max_files = config.max_files_per_bundle;
   limits.max_file_bytes = config.max_file_bytes;
   limits.max_line_bytes = config.max_line_bytes;
   limits.max_lines_per_job = config.max_lines_per_job;
+  limits.max_job_bytes = config.max_job_bytes;
   BundleReceiver receiver(layout, *store, tracker, limits);
   receiver.set_metrics(&metrics);
+  receiver.set_free_space_floor({config.min_free_bytes, config.min_free_percent});
+  metrics.set_free_bytes_source(
+      [root = layout.root()] { return static_cast<double>(free_space(root).free_bytes); });
   ApiSettings settings;
   settings.max_request_bytes = config.max_request_bytes;
   settings.fastpass_wait = std::chrono::seconds(config.fastpass_wait_s);
@@ -182,6 +195,21 @@ int run_agent(const AgentConfig& config) {
   }
   tracker.start();
   recover_unfinished_jobs(layout, *store, tracker);
+  // After the recovery, so the job attempts it handed back count as pending.
+  RetentionSweep sweep({config.retention_days, config.max_state_bytes}, layout, *store, tracker,
+                       locks);
+  sweep.set_metrics(&metrics);
+  sweep.start();
+  // scontrol may take its whole time bound per Comment: not in the way of
+  // the start.
+  std::atomic<bool> stopping{false};
+  std::thread comment_recovery([&] {
+    try {
+      recover_pending_comments(*store, runner, stopping);
+    } catch (const std::exception& e) {
+      spdlog::error("Comment recovery: {}", e.what());
+    }
+  });
   std::printf("listening on %s:%d\n", config.listen_host.c_str(), port);
   std::fflush(stdout);
   spdlog::info("listening on {}:{}, state {}, database {}", config.listen_host, port,
@@ -191,6 +219,9 @@ int run_agent(const AgentConfig& config) {
     StopOnSignal stop_on_signal(api, tracker);
     served = api.listen() || stop_on_signal.signalled();
   }
+  stopping = true;
+  comment_recovery.join();
+  sweep.stop();
   tracker.stop();
   spdlog::info("stopped");
   return served ? 0 : 1;

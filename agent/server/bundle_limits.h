@@ -24,6 +24,8 @@ struct BundleLimits {
   std::size_t max_line_bytes = 1u << 20;
   // Over every bundle stored for one job attempt, this one included.
   std::uint64_t max_lines_per_job = 50'000'000;
+  // Bytes over every bundle stored for one job attempt, this one included.
+  std::uint64_t max_job_bytes = 4ull << 30;
 };
 
 // What a bundle weighs, measured by bundle_over_limits.
@@ -32,8 +34,8 @@ struct BundleWeight {
   std::uint64_t lines = 0;  // newline-terminated lines, plus an unterminated last one
 };
 
-// "" when `files` keep every per-bundle limit (all but max_lines_per_job,
-// which needs what is stored), else the first limit broken, naming the file
+// "" when `files` keep every per-bundle limit (all but max_lines_per_job
+// and max_job_bytes, which need what is stored), else the first limit broken, naming the file
 // and the agent.yaml setting. Fills `weight` in either case as far as it got.
 std::string bundle_over_limits(const std::vector<UploadedFile>& files, const BundleLimits& limits,
                                BundleWeight& weight);

@@ -100,12 +100,25 @@ Reply BundleReceiver::receive(const AuthDecision& writer, const std::string& met
   if (fs::exists(final_dir, ec)) return record_bundle();
 
   std::uint64_t job_lines = weight.lines;
-  for (const auto& b : store_.bundles(key.job_id, key.attempt))
+  std::uint64_t job_bytes = weight.bytes;
+  for (const auto& b : store_.bundles(key.job_id, key.attempt)) {
     job_lines += static_cast<std::uint64_t>(std::max<std::int64_t>(b.lines, 0));
+    job_bytes += static_cast<std::uint64_t>(std::max<std::int64_t>(b.bytes, 0));
+  }
   if (job_lines > limits_.max_lines_per_job)
     return error(413, "job " + key.str() + " would hold " + std::to_string(job_lines) +
                           " lines, more than max_lines_per_job (" +
                           std::to_string(limits_.max_lines_per_job) + ")");
+  if (job_bytes > limits_.max_job_bytes)
+    return error(413, "job " + key.str() + " would hold " + std::to_string(job_bytes) +
+                          " bytes, more than max_job_bytes (" +
+                          std::to_string(limits_.max_job_bytes) + ")");
+  // The merged incident is a second copy of the bundles: counted twice.
+  if (std::string low = below_free_space_floor(layout_.root(), 2 * weight.bytes, floor_);
+      !low.empty()) {
+    spdlog::error("bundle {} of job {} refused: {}", meta.bundle_id, key.str(), low);
+    return error(507, "bundle not stored: " + low + "; send it again later");
+  }
 
   fs::path tmp = layout_.tmp() / (meta.bundle_id + "." + std::to_string(::getpid()) + "." +
                                   std::to_string(tmp_counter_++));

@@ -4,7 +4,9 @@
 // name and the limits, writes the bundle durably to
 // jobs/<job>/<attempt>/bundles/<bundle_id>/ and records it in the store
 // before anything is acknowledged. A bundle_id already stored is
-// acknowledged (200) without writing anything. While another process keeps
+// acknowledged (200) without writing anything. An upload that would leave
+// less free space than the floor on the state directory's filesystem is
+// refused whole with 507 (free_space.h). While another process keeps
 // the database locked the reply is 503; the files stay and the collector's
 // next try only adds the row.
 #pragma once
@@ -17,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "server/bundle_limits.h"
+#include "server/free_space.h"
 #include "server/job_tracker.h"
 #include "server/request_auth.h"
 #include "server/state_layout.h"
@@ -42,12 +45,14 @@ class BundleReceiver {
 
   // Counts stored and duplicate bundles; null: nothing is counted.
   void set_metrics(AgentMetrics* metrics) { metrics_ = metrics; }
+  void set_free_space_floor(FreeSpaceFloor floor) { floor_ = floor; }
 
  private:
   StateLayout layout_;
   DiagnosisStore& store_;
   JobTracker& tracker_;
   BundleLimits limits_;
+  FreeSpaceFloor floor_;
   std::atomic<unsigned long> tmp_counter_{0};
   AgentMetrics* metrics_ = nullptr;
 };

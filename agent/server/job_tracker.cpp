@@ -6,8 +6,12 @@
 
 namespace ff::agent {
 
-JobTracker::JobTracker(PassRunner& runner, std::chrono::seconds final_pass_deadline)
-    : runner_(runner), final_pass_deadline_(final_pass_deadline) {}
+JobTracker::JobTracker(PassRunner& runner, std::chrono::seconds final_pass_deadline, int workers,
+                       std::size_t max_tracked_jobs)
+    : runner_(runner),
+      final_pass_deadline_(final_pass_deadline),
+      worker_count_(std::max(1, workers)),
+      max_tracked_jobs_(std::max<std::size_t>(1, max_tracked_jobs)) {}
 
 JobTracker::~JobTracker() {
   stop();
@@ -15,29 +19,68 @@ JobTracker::~JobTracker() {
 
 void JobTracker::start() {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (worker_.joinable()) return;
+  if (!workers_.empty()) return;
   stopping_ = false;
-  worker_ = std::thread([this] { work(); });
+  for (int i = 0; i < worker_count_; ++i) workers_.emplace_back([this] { work(); });
 }
 
 void JobTracker::stop() {
+  std::vector<std::thread> workers;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;
+    workers = std::move(workers_);
+    workers_.clear();
   }
   changed_.notify_all();
-  if (worker_.joinable()) worker_.join();
+  for (auto& w : workers)
+    if (w.joinable()) w.join();
+}
+
+bool JobTracker::busy(const JobKey& key) const {
+  return queued_.count(key) || retries_.count(key) || deadline_due_.count(key) ||
+         forced_deadline_.count(key) || running_.count(key);
+}
+
+void JobTracker::make_room() {
+  if (jobs_.size() < max_tracked_jobs_) return;
+  // Finished attempts first, the longest finished first: what they still
+  // hold only matters for a bundle that comes after their pass.
+  std::vector<std::pair<Clock::time_point, JobKey>> finished;
+  for (const auto& [key, p] : jobs_)
+    if (p.finished() && !busy(key)) finished.emplace_back(p.finished_at, key);
+  std::sort(finished.begin(), finished.end());
+  std::size_t over = jobs_.size() - max_tracked_jobs_ + 1;
+  for (std::size_t i = 0; i < finished.size() && i < over; ++i) jobs_.erase(finished[i].second);
+  if (jobs_.size() < max_tracked_jobs_) return;
+  // None finished: the attempt that sent nothing for longest is forgotten
+  // and gets its deadline pass (over what has arrived) as soon as a worker
+  // is free. Only its key waits for that, not what the tracker knew of it.
+  auto oldest = jobs_.end();
+  for (auto it = jobs_.begin(); it != jobs_.end(); ++it)
+    if (!running_.count(it->first) &&
+        (oldest == jobs_.end() || it->second.last_bundle < oldest->second.last_bundle))
+      oldest = it;
+  if (oldest == jobs_.end()) return;
+  spdlog::warn("job {}: {} job attempts tracked (max_tracked_jobs): deadline pass now",
+               oldest->first.str(), jobs_.size());
+  if (oldest->second.epilog_bundles_at_final == 0) forced_deadline_.insert(oldest->first);
+  queued_.erase(oldest->first);
+  retries_.erase(oldest->first);
+  jobs_.erase(oldest);
 }
 
 void JobTracker::bundle_stored(const JobKey& key, const std::string& node, const std::string& pass,
                                const std::vector<std::string>& fragment_nodes) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (!jobs_.count(key)) make_room();
     Progress& p = jobs_[key];
     p.fragment_nodes.insert(fragment_nodes.begin(), fragment_nodes.end());
     p.fragment_nodes.insert(node);
     p.any_nodes.insert(node);
     p.errors = 0;
+    p.last_bundle = Clock::now();
     if (pass == "epilog") {
       p.epilog_nodes.insert(node);
       ++p.epilog_bundles;
@@ -51,12 +94,24 @@ void JobTracker::bundle_stored(const JobKey& key, const std::string& node, const
   changed_.notify_all();
 }
 
+std::size_t JobTracker::tracked_jobs() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return jobs_.size();
+}
+
+bool JobTracker::pending(const JobKey& key) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = jobs_.find(key);
+  return busy(key) || (it != jobs_.end() && !it->second.finished());
+}
+
 std::vector<std::string> JobTracker::job_nodes(const JobKey& key) {
   auto slurm = runner_.slurm_job(key);
   if (slurm && !slurm->nodes.empty()) return slurm->nodes;
   std::lock_guard<std::mutex> lock(mutex_);
-  const Progress& p = jobs_[key];
-  return {p.fragment_nodes.begin(), p.fragment_nodes.end()};
+  auto it = jobs_.find(key);
+  if (it == jobs_.end()) return {};
+  return {it->second.fragment_nodes.begin(), it->second.fragment_nodes.end()};
 }
 
 bool JobTracker::wait_for_all_nodes(const JobKey& key, Clock::time_point until) {
@@ -67,7 +122,9 @@ bool JobTracker::wait_for_all_nodes(const JobKey& key, Clock::time_point until) 
     slurm_nodes = slurm->nodes;
   std::unique_lock<std::mutex> lock(mutex_);
   auto complete = [&] {
-    const Progress& p = jobs_[key];
+    auto it = jobs_.find(key);
+    if (it == jobs_.end()) return false;
+    const Progress& p = it->second;
     const std::set<std::string>& wanted =
         slurm_nodes.empty() ? p.fragment_nodes
                             : std::set<std::string>(slurm_nodes.begin(), slurm_nodes.end());
@@ -78,77 +135,117 @@ bool JobTracker::wait_for_all_nodes(const JobKey& key, Clock::time_point until) 
   return changed_.wait_until(lock, until, [&] { return stopping_ || complete(); }) && complete();
 }
 
-bool JobTracker::stopping() {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return stopping_;
+JobTracker::Clock::time_point JobTracker::promote_due(Clock::time_point now) {
+  auto next = Clock::time_point::max();
+  for (auto it = retries_.begin(); it != retries_.end();) {
+    auto job = jobs_.find(*it);
+    if (job == jobs_.end() || job->second.retry_at <= now) {
+      if (job != jobs_.end()) queued_.insert(*it);
+      it = retries_.erase(it);
+    } else {
+      next = std::min(next, job->second.retry_at);
+      ++it;
+    }
+  }
+  for (auto it = jobs_.begin(); it != jobs_.end();) {
+    const JobKey& key = it->first;
+    Progress& p = it->second;
+    if (p.deadline_armed && !p.deadline_done && p.epilog_bundles_at_final == 0) {
+      if (p.deadline <= now) {
+        p.deadline_done = true;
+        deadline_due_.insert(key);
+      } else {
+        next = std::min(next, p.deadline);
+      }
+    }
+    if (p.finished() && !busy(key)) {
+      if (p.finished_at + kFinishedGrace <= now) {
+        it = jobs_.erase(it);
+        continue;
+      }
+      next = std::min(next, p.finished_at + kFinishedGrace);
+    }
+    ++it;
+  }
+  return next;
 }
 
 void JobTracker::work() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (!stopping_) {
-    // The earliest deadline still to run decides how long to sleep.
-    auto next = Clock::time_point::max();
-    for (const auto& [key, p] : jobs_)
-      if (p.deadline_armed && !p.deadline_done && p.epilog_bundles_at_final == 0)
-        next = std::min(next, p.deadline);
-    for (const auto& key : retries_) next = std::min(next, jobs_[key].retry_at);
-    if (queued_.empty()) {
+    auto next = promote_due(Clock::now());
+    // Deadline passes first: they are due already. A job attempt another
+    // worker is at waits in its queue until that worker is done.
+    bool deadline = false, forced = false;
+    std::optional<JobKey> key;
+    for (const auto& k : forced_deadline_)
+      if (!running_.count(k)) {
+        key = k;
+        deadline = forced = true;
+        forced_deadline_.erase(k);
+        break;
+      }
+    if (!key)
+      for (const auto& k : deadline_due_)
+        if (!running_.count(k)) {
+          key = k;
+          deadline = true;
+          deadline_due_.erase(k);
+          break;
+        }
+    if (!key)
+      for (const auto& k : queued_)
+        if (!running_.count(k)) {
+          key = k;
+          queued_.erase(k);
+          break;
+        }
+    if (!key) {
       if (next == Clock::time_point::max())
         changed_.wait(lock);
       else
         changed_.wait_until(lock, next);
+      continue;
     }
-    if (stopping_) break;
-
-    std::set<JobKey> work = std::move(queued_);
-    queued_.clear();
-    auto now = Clock::now();
-    for (auto it = retries_.begin(); it != retries_.end();) {
-      if (jobs_[*it].retry_at <= now) {
-        work.insert(*it);
-        it = retries_.erase(it);
-      } else {
-        ++it;
-      }
-    }
-    std::vector<JobKey> expired;
-    for (auto& [key, p] : jobs_)
-      if (p.deadline_armed && !p.deadline_done && p.epilog_bundles_at_final == 0 &&
-          p.deadline <= now) {
-        p.deadline_done = true;
-        expired.push_back(key);
-      }
+    running_.insert(*key);
     lock.unlock();
-    for (const auto& key : work) {
-      if (stopping()) break;
+    if (deadline) {
+      deadline_pass(*key, forced);
+    } else {
       try {
-        process(key);
+        process(*key);
       } catch (const std::exception& e) {
-        retry_after_error(key, e.what());
-      }
-    }
-    for (const auto& key : expired) {
-      if (stopping()) break;
-      {
-        std::lock_guard<std::mutex> check(mutex_);
-        if (jobs_[key].epilog_bundles_at_final != 0) continue;  // final ran meanwhile
-      }
-      try {
-        spdlog::info("job {}: not every node sent its Epilog bundle in time: deadline pass",
-                     key.str());
-        PassOutcome out = runner_.run(key, "deadline");
-        if (!out.ok) spdlog::warn("job {}: deadline pass: {}", key.str(), out.error);
-      } catch (const std::exception& e) {
-        spdlog::error("job {}: deadline pass: {}", key.str(), e.what());
+        retry_after_error(*key, e.what());
       }
     }
     lock.lock();
+    running_.erase(*key);
+    changed_.notify_all();
   }
+}
+
+void JobTracker::deadline_pass(const JobKey& key, bool forced) {
+  if (!forced) {
+    std::lock_guard<std::mutex> check(mutex_);
+    auto it = jobs_.find(key);
+    if (it == jobs_.end() || it->second.epilog_bundles_at_final != 0) return;  // final ran
+  }
+  try {
+    spdlog::info("job {}: not every node sent its Epilog bundle in time: deadline pass", key.str());
+    PassOutcome out = runner_.run(key, "deadline");
+    if (!out.ok) spdlog::warn("job {}: deadline pass: {}", key.str(), out.error);
+  } catch (const std::exception& e) {
+    spdlog::error("job {}: deadline pass: {}", key.str(), e.what());
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (auto it = jobs_.find(key); it != jobs_.end()) it->second.finished_at = Clock::now();
 }
 
 void JobTracker::retry_after_error(const JobKey& key, const std::string& what) {
   std::lock_guard<std::mutex> lock(mutex_);
-  Progress& p = jobs_[key];
+  auto it = jobs_.find(key);
+  if (it == jobs_.end()) return;
+  Progress& p = it->second;
   if (++p.errors > kErrorRetries) {
     spdlog::error("job {}: {}; gave up after {} tries (the next bundle tries again)", key.str(),
                   what, kErrorRetries);
@@ -166,7 +263,9 @@ void JobTracker::process(const JobKey& key) {
   std::set<std::string> epilog_nodes;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    const Progress& p = jobs_[key];
+    auto it = jobs_.find(key);
+    if (it == jobs_.end()) return;
+    const Progress& p = it->second;
     epilog_bundles = p.epilog_bundles;
     epilog_nodes = p.epilog_nodes;
     // No Epilog bundle since the final pass (a late step bundle): the
@@ -190,15 +289,20 @@ void JobTracker::process(const JobKey& key) {
     return;
   }
   std::lock_guard<std::mutex> lock(mutex_);
-  jobs_[key].epilog_bundles_at_final = epilog_bundles;
-  jobs_[key].errors = 0;
+  auto it = jobs_.find(key);
+  if (it == jobs_.end()) return;
+  it->second.epilog_bundles_at_final = epilog_bundles;
+  it->second.errors = 0;
+  it->second.finished_at = Clock::now();
 }
 
 bool JobTracker::terminal_state_known(const JobKey& key) {
   auto slurm = runner_.slurm_job(key, 0, /*for_pass=*/true);
   auto now = Clock::now();
   std::lock_guard<std::mutex> lock(mutex_);
-  Progress& p = jobs_[key];
+  auto it = jobs_.find(key);
+  if (it == jobs_.end()) return true;
+  Progress& p = it->second;
   if (!slurm || !slurm->running()) {
     p.final_waiting = false;
     return true;

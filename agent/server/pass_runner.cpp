@@ -2,6 +2,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
 #include <ctime>
 
 #include "metrics/agent_metrics.h"
@@ -77,9 +81,23 @@ std::optional<SlurmJob> PassRunner::slurm_job(const JobKey& key, int timeout_ms,
   {
     std::lock_guard<std::mutex> lock(cache_mutex_);
     auto ttl = lookup.status == JobLookup::Status::error ? kFailedLookupTtl : kLookupTtl;
+    if (cache_.size() >= kMaxCachedLookups && !cache_.count(key.job_id)) {
+      auto at = Clock::now();
+      for (auto it = cache_.begin(); it != cache_.end();)
+        it = it->second.until <= at ? cache_.erase(it) : std::next(it);
+      while (cache_.size() >= kMaxCachedLookups)
+        cache_.erase(std::min_element(
+            cache_.begin(), cache_.end(),
+            [](const auto& a, const auto& b) { return a.second.until < b.second.until; }));
+    }
     cache_[key.job_id] = {Clock::now() + ttl, lookup.job};
   }
   return for_attempt(lookup.job);
+}
+
+std::size_t PassRunner::cached_lookups() {
+  std::lock_guard<std::mutex> lock(cache_mutex_);
+  return cache_.size();
 }
 
 void PassRunner::rebuild(const JobKey& key) {
@@ -93,38 +111,85 @@ void PassRunner::rebuild(const JobKey& key) {
   auto start = std::chrono::steady_clock::now();
   MergeResult merged = rebuild_incident(layout_, key, bundles, facts);
   for (const auto& p : merged.problems) spdlog::warn("job {}: {}", key.str(), p);
-  add_central(key, false);
+  add_central(key);
   spdlog::debug("job {}: incident rebuilt from {} bundles in {} ms", key.str(), bundles.size(),
                 std::chrono::duration_cast<std::chrono::milliseconds>(
                     std::chrono::steady_clock::now() - start)
                     .count());
 }
 
-void PassRunner::add_central(const JobKey& key, bool gather_if_missing) {
+void PassRunner::gather_central(const JobKey& key) {
+  if (!central_.any()) return;
   fs::path dir = layout_.central(key);
   std::error_code ec;
-  if (!fs::exists(dir, ec)) {
-    if (!gather_if_missing || !central_.any()) return;
-    // Gathered into a scratch name and renamed: a crash mid-way leaves no
-    // half central/ that later passes would take for the whole.
-    fs::path scratch = layout_.job(key) / "central.tmp";
-    fs::remove_all(scratch, ec);
-    auto start = std::chrono::steady_clock::now();
-    auto gathered = ff::sources::gather_central(central_, layout_.incident(key), scratch);
-    fs::rename(scratch, dir, ec);
+  if (fs::exists(dir, ec)) return;
+  // The sources want the job's nodes and times: a copy of the merged
+  // job.json, taken under the lock, is all they read.
+  static std::atomic<unsigned long> counter{0};
+  std::string tag = std::to_string(::getpid()) + "." + std::to_string(counter++);
+  fs::path input = layout_.job(key) / ("central.input." + tag);
+  fs::path scratch = layout_.job(key) / ("central.tmp." + tag);
+  {
+    auto slurm = slurm_job(key);
+    auto mutex = locks_.of(key);
+    std::lock_guard<std::mutex> lock(*mutex);
+    if (fs::exists(dir, ec)) return;
+    auto bundles = store_.bundles(key.job_id, key.attempt);
+    if (bundles.empty()) return;
+    MergeFacts facts;
+    facts.slurm = slurm;
+    MergeResult merged = rebuild_incident(layout_, key, bundles, facts);
+    for (const auto& p : merged.problems) spdlog::warn("job {}: {}", key.str(), p);
+    fs::create_directories(input);
+    fs::copy_file(layout_.incident(key) / "job.json", input / "job.json",
+                  fs::copy_options::overwrite_existing, ec);
     if (ec) {
-      spdlog::warn("job {}: central sources not kept: {}", key.str(), ec.message());
+      spdlog::warn("job {}: central sources not asked: {}", key.str(), ec.message());
+      fs::remove_all(input, ec);
       return;
     }
-    std::size_t ok = 0;
-    for (const auto& c : gathered.coverage) ok += c.value("status", "") == "ok";
-    spdlog::info("job {}: central sources: {} of {} ok in {} ms{}", key.str(), ok,
-                 gathered.coverage.size(),
-                 std::chrono::duration_cast<std::chrono::milliseconds>(
-                     std::chrono::steady_clock::now() - start)
-                     .count(),
-                 gathered.problem.empty() ? "" : " (" + gathered.problem + ")");
   }
+  auto start = std::chrono::steady_clock::now();
+  ff::sources::CentralGather gathered;
+  try {
+    gathered = ff::sources::gather_central(central_, input, scratch);
+  } catch (...) {
+    fs::remove_all(input, ec);
+    fs::remove_all(scratch, ec);
+    throw;
+  }
+  fs::remove_all(input, ec);
+  {
+    // Renamed whole under the lock: a pass sees no central/ or all of it,
+    // and a crash mid-way leaves only a scratch name no pass reads.
+    auto mutex = locks_.of(key);
+    std::lock_guard<std::mutex> lock(*mutex);
+    std::error_code exists_ec;
+    if (fs::exists(dir, exists_ec)) {
+      fs::remove_all(scratch, ec);
+      return;
+    }
+    fs::rename(scratch, dir, ec);
+  }
+  if (ec) {
+    spdlog::warn("job {}: central sources not kept: {}", key.str(), ec.message());
+    fs::remove_all(scratch, ec);
+    return;
+  }
+  std::size_t ok = 0;
+  for (const auto& c : gathered.coverage) ok += c.value("status", "") == "ok";
+  spdlog::info("job {}: central sources: {} of {} ok in {} ms{}", key.str(), ok,
+               gathered.coverage.size(),
+               std::chrono::duration_cast<std::chrono::milliseconds>(
+                   std::chrono::steady_clock::now() - start)
+                   .count(),
+               gathered.problem.empty() ? "" : " (" + gathered.problem + ")");
+}
+
+void PassRunner::add_central(const JobKey& key) {
+  fs::path dir = layout_.central(key);
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) return;
   if (std::string problem = ff::sources::overlay_central(dir, layout_.incident(key));
       !problem.empty())
     spdlog::warn("job {}: central sources: {}", key.str(), problem);
@@ -135,6 +200,8 @@ PassOutcome PassRunner::run(const JobKey& key, const std::string& trigger,
                             std::optional<Clock::time_point> answer_by) {
   PassOutcome out;
   auto pass_start = std::chrono::steady_clock::now();
+  // Not the fast pass: it must answer in seconds.
+  if (trigger != "fastpass") gather_central(key);
   auto slurm = slurm_job(key, ms_left(answer_by) / 4, /*for_pass=*/true);
   auto mutex = locks_.of(key);
   std::lock_guard<std::mutex> lock(*mutex);
@@ -154,7 +221,7 @@ PassOutcome PassRunner::run(const JobKey& key, const std::string& trigger,
   auto merge_start = std::chrono::steady_clock::now();
   MergeResult merged = rebuild_incident(layout_, key, bundles, facts);
   for (const auto& p : merged.problems) spdlog::warn("job {}: {}", key.str(), p);
-  add_central(key, trigger != "fastpass");
+  add_central(key);
   auto engine_start = std::chrono::steady_clock::now();
 
   AnalyzeResult result = analyze_incident(layout_.incident(key), *rules_);
@@ -200,6 +267,22 @@ PassOutcome PassRunner::run(const JobKey& key, const std::string& trigger,
     }
   }
   return out;
+}
+
+std::string PassRunner::finish_comment(const PassRecord& pass) {
+  JobKey key{pass.job_id, pass.attempt};
+  auto slurm = slurm_job(key, 0, /*for_pass=*/true);
+  auto mutex = locks_.of(key);
+  std::lock_guard<std::mutex> lock(*mutex);
+  auto newest = store_.latest_pass(key.job_id, key.attempt);
+  // A newer pass wrote its own Comment; a pass still under way when the
+  // listing was made has settled its own since.
+  if (!newest || newest->id != pass.id || !newest->comment_status.empty()) return "";
+  bool written = false;
+  std::string status =
+      apply_comment_rules(key, pass.trigger, slurm, pass.verdict, pass.summary, 0, written);
+  store_.set_comment_status(pass.id, status);
+  return status;
 }
 
 std::string PassRunner::apply_comment_rules(const JobKey& key, const std::string& trigger,

@@ -65,16 +65,33 @@ class PassRunner {
   // scontrol's view of the job when it is about this attempt; cached for a
   // few seconds so a burst of bundles costs one scontrol call, and for a
   // minute after scontrol failed (a controller that is down answers slowly).
+  // At most kMaxCachedLookups jobs are cached: past that, the expired
+  // lookups are dropped, then those that expire soonest.
   std::optional<SlurmJob> slurm_job(const JobKey& key, int timeout_ms = 0, bool for_pass = false);
+  static constexpr std::size_t kMaxCachedLookups = 1024;
+  std::size_t cached_lookups();
+
+  // Writes the Comment of a stored pass whose Comment was not written (the
+  // agent stopped between storing the pass and scontrol's answer): the same
+  // rules as the pass, for its stored summary. Setting a Comment to the
+  // same text twice changes nothing, so trying again is safe. Skipped (and
+  // "" returned) when a newer pass of the job attempt exists or the status
+  // is set by now. Returns the status stored with the pass.
+  std::string finish_comment(const PassRecord& pass);
 
  private:
   std::string apply_comment_rules(const JobKey& key, const std::string& trigger,
                                   const std::optional<SlurmJob>& slurm, const std::string& verdict,
                                   const std::string& summary, int timeout_ms, bool& written);
 
-  // Lays central/ over the rebuilt incident; gathers it first when asked to
-  // and it is not there yet. The caller holds the job's lock.
-  void add_central(const JobKey& key, bool gather_if_missing);
+  // Asks the central sources for the job attempt when central/ is not there
+  // yet. Loki or Prometheus may take their whole timeout: the job's lock is
+  // held only to copy the incident's job.json and to put central/ in place,
+  // never while they are asked, so the job's bundles, rebuilds and fast
+  // pass go on meanwhile.
+  void gather_central(const JobKey& key);
+  // Lays central/ over the rebuilt incident. The caller holds the job's lock.
+  void add_central(const JobKey& key);
 
   StateLayout layout_;
   ff::sources::CentralConfig central_;

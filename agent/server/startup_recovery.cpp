@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <ctime>
 #include <fstream>
 #include <sstream>
 
@@ -70,6 +71,27 @@ int recover_unfinished_jobs(const StateLayout& layout, DiagnosisStore& store, Jo
   }
   if (recovered) spdlog::info("{} unfinished job attempt(s) taken up again", recovered);
   return recovered;
+}
+
+int recover_pending_comments(DiagnosisStore& store, PassRunner& runner,
+                             const std::atomic<bool>& stop, std::chrono::hours recent) {
+  auto since = static_cast<std::int64_t>(std::time(nullptr)) -
+               std::chrono::duration_cast<std::chrono::seconds>(recent).count();
+  int tried = 0;
+  for (const auto& pass : store.passes_with_comment_pending(since)) {
+    if (stop) break;
+    try {
+      std::string status = runner.finish_comment(pass);
+      if (status.empty()) continue;  // a newer pass came meanwhile
+      ++tried;
+      spdlog::info("job {} pass {}: Comment left unwritten by a stopped agent: {}",
+                   job_label(pass.job_id, pass.attempt), pass.pass_no, status);
+    } catch (const std::exception& e) {
+      spdlog::warn("job {} pass {}: Comment not written: {}", job_label(pass.job_id, pass.attempt),
+                   pass.pass_no, e.what());
+    }
+  }
+  return tried;
 }
 
 }  // namespace ff::agent

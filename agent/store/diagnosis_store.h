@@ -79,7 +79,7 @@ struct PassRecord {
   std::string domain;
   std::string summary;
   std::string root_node;
-  std::string comment_status;  // "written", "refused: ...", "not_needed", ""
+  std::string comment_status;  // "written", "failed: ...", "not_needed", "" (not tried yet)
   nlohmann::json diagnosis;    // the full diagnosis JSON
   // Added by the store work (after the fields above, so existing aggregate
   // initialisations keep compiling):
@@ -104,6 +104,16 @@ struct DrainAction {
   std::string reason;    // the drain Reason given to Slurm, or why not
   int blames = 0;        // hardware blames of the node in the window
   std::string detail;    // scontrol's answer, the node state, ...
+};
+
+// When a job attempt was last heard of (its newest bundle, pass or job row,
+// unix seconds) and whether its final or deadline pass is stored: what the
+// retention sweep decides on.
+struct JobActivity {
+  std::string job_id;
+  int attempt = 0;
+  std::int64_t last_at = 0;
+  bool closing_pass = false;
 };
 
 struct ListFilter {
@@ -174,6 +184,25 @@ class DiagnosisStore {
   virtual std::vector<Sighting> sightings(std::int64_t since) {
     (void)since;
     throw StoreError("sightings: not supported by this store");
+  }
+  // Every job attempt the database knows, least recently heard of first.
+  // (Not pure, so a test double of this interface need not implement it.)
+  virtual std::vector<JobActivity> job_activity() {
+    throw StoreError("job_activity: not supported by this store");
+  }
+  // Deletes a job attempt's passes (with their child rows), bundles and job
+  // row in one transaction; drain_actions stay.
+  virtual void delete_job_attempt(const std::string& job_id, int attempt) {
+    (void)job_id;
+    (void)attempt;
+    throw StoreError("delete_job_attempt: not supported by this store");
+  }
+  // The newest pass of each job attempt, stored at or after `since`, whose
+  // Comment was never tried (comment_status '': the agent stopped between
+  // storing the pass and setting the status), oldest first.
+  virtual std::vector<PassRecord> passes_with_comment_pending(std::int64_t since) {
+    (void)since;
+    throw StoreError("passes_with_comment_pending: not supported by this store");
   }
   // Records one drain decision; returns its id.
   // (Not pure, so a test double of this interface need not implement it.)

@@ -358,6 +358,57 @@ class SqliteDiagnosisStore final : public DiagnosisStore {
     });
   }
 
+  std::vector<JobActivity> job_activity() override {
+    ReadAccess r = reading();
+    auto st = r.db.cached(
+        "SELECT job_id, attempt, max(at), max(closing) FROM ("
+        "  SELECT job_id, attempt, received_at AS at, 0 AS closing FROM bundles"
+        "  UNION ALL SELECT job_id, attempt, created_at, trigger IN ('final', 'deadline')"
+        "    FROM diagnoses"
+        "  UNION ALL SELECT job_id, attempt, updated_at, 0 FROM jobs) "
+        "GROUP BY job_id, attempt ORDER BY 3, 1, 2");
+    std::vector<JobActivity> out;
+    while (st->step()) {
+      JobActivity a;
+      a.job_id = st->column_text(0);
+      a.attempt = static_cast<int>(st->column_int(1));
+      a.last_at = st->column_int(2);
+      a.closing_pass = st->column_int(3) != 0;
+      out.push_back(std::move(a));
+    }
+    return out;
+  }
+
+  void delete_job_attempt(const std::string& job_id, int attempt) override {
+    std::lock_guard lock(mutex_);
+    if (read_only_) throw StoreError("the database is open read-only");
+    write_transaction(db_, [&] {
+      // The child rows of each pass go with it (ON DELETE CASCADE);
+      // drain_actions stay: a drain is on record whatever was deleted.
+      for (const char* sql : {"DELETE FROM diagnoses WHERE job_id = ?1 AND attempt = ?2",
+                              "DELETE FROM bundles WHERE job_id = ?1 AND attempt = ?2",
+                              "DELETE FROM jobs WHERE job_id = ?1 AND attempt = ?2"}) {
+        auto st = db_.cached(sql);
+        st->bind(1, job_id).bind(2, attempt).run();
+      }
+    });
+  }
+
+  std::vector<PassRecord> passes_with_comment_pending(std::int64_t since) override {
+    ReadAccess r = reading();
+    auto st = r.db.cached("SELECT " FF_PASS_COLUMNS
+                          " FROM diagnoses AS d WHERE d.comment_status = '' "
+                          "AND d.trigger IN ('fastpass', 'final', 'deadline') "
+                          "AND d.created_at >= ?1 "
+                          "AND d.pass_no = (SELECT max(n.pass_no) FROM diagnoses AS n "
+                          "                 WHERE n.job_id = d.job_id AND n.attempt = d.attempt) "
+                          "ORDER BY d.created_at, d.id");
+    st->bind(1, since);
+    std::vector<PassRecord> out;
+    while (st->step()) out.push_back(read_pass(*st, false));
+    return out;
+  }
+
   std::vector<DrainAction> drain_actions(std::int64_t since) override {
     ReadAccess r = reading();
     auto st = r.db.cached(

@@ -72,6 +72,9 @@ class TempDir {
 struct FakeSlurm {
   json job;                       // the helper's record (agent/slurm/slurm_job.h)
   bool controller_hangs = false;  // every call sleeps 30 s (slurmctld down)
+  // `scontrol update` writes its pid to <dir>/update-started, then sleeps
+  // 30 s before it logs its call (a slurmctld that is slow to answer).
+  bool update_hangs = false;
   std::string config =
       "SlurmUser               = slurm(64030)\n"
       "AccountingStorageType   = accounting_storage/none\n";
@@ -89,14 +92,18 @@ struct FakeSlurm {
                "#!/bin/sh\n" + hang + "if [ -s '" + job_file(dir).string() + "' ]; then cat '" +
                    job_file(dir).string() + "'; exit 0; fi\nexit 3\n",
                true);
+    std::string hang_update;
+    if (update_hangs)
+      hang_update = "echo $$ > '" + (dir / "update-started").string() + "'; sleep 30; ";
     write_file(dir / "scontrol",
                "#!/bin/sh\n" + hang +
                    "case \"$1 $2\" in\n"
                    "  'show config') cat '" +
                    (dir / "config.txt").string() +
                    "';;\n"
-                   "  *) printf 'scontrol' >> '" +
-                   log + "'; for a in \"$@\"; do printf ' [%s]' \"$a\" >> '" + log +
+                   "  *) " +
+                   hang_update + "printf 'scontrol' >> '" + log +
+                   "'; for a in \"$@\"; do printf ' [%s]' \"$a\" >> '" + log +
                    "'; done; echo >> '" + log +
                    "';;\n"
                    "esac\n",
@@ -182,6 +189,25 @@ class AgentProcess {
   }
   std::string log() const { return read_file(dir_.path() / "agent.log"); }
   std::string slurm_calls() const { return read_file(dir_.path() / "slurm-calls.log"); }
+
+  pid_t pid() const { return pid_; }
+  // A line of /proc/<agent>/status in KiB ("VmRSS", "RssAnon"), -1 when unknown.
+  long status_kib(const std::string& field = "VmRSS") const {
+    std::ifstream in("/proc/" + std::to_string(pid_) + "/status");
+    std::string line;
+    while (std::getline(in, line))
+      if (line.rfind(field + ":", 0) == 0) return std::stol(line.substr(field.size() + 1));
+    return -1;
+  }
+
+  // SIGKILL and wait: the agent dies wherever it is, as in a crash.
+  void kill_now() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGKILL);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+    pid_ = -1;
+  }
 
   // SIGTERM and wait; returns the exit status (-1 when it had to be killed).
   int stop() {
@@ -360,6 +386,16 @@ inline long long count_rows(const fs::path& db, const std::string& sql) {
   sqlite3_finalize(st);
   sqlite3_close(h);
   return n;
+}
+
+// Runs SQL statements against the agent's database (the agent stopped):
+// ages rows as time would. False when a statement failed.
+inline bool exec_sql(const fs::path& db, const std::string& sql) {
+  sqlite3* h = nullptr;
+  bool ok = sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK &&
+            sqlite3_exec(h, sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK;
+  sqlite3_close(h);
+  return ok;
 }
 
 // Every regular file under `dir`, relative, sorted.

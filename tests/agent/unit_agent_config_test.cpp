@@ -120,3 +120,36 @@ TEST(AgentConfig, ErrorsNameFileAndLine) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(AgentConfig, DiskAndMemoryBoundsHaveDefaultsAndLimits) {
+  auto d = parse_agent_config("", "a.yaml");
+  EXPECT_EQ(d.retention_days, 90);
+  EXPECT_EQ(d.max_job_bytes, 4294967296u);
+  EXPECT_EQ(d.min_free_bytes, 1073741824u);
+  EXPECT_EQ(d.min_free_percent, 5);
+  EXPECT_EQ(d.max_state_bytes, 0u);
+  EXPECT_EQ(d.final_pass_workers, 2);
+  EXPECT_EQ(d.max_tracked_jobs, 20000u);
+  auto c = parse_agent_config(
+      "retention_days: 30\nmax_job_bytes: 2097152\nmin_free_bytes: 0\nmin_free_percent: 10\n"
+      "max_state_bytes: 10485760\nfinal_pass_workers: 4\nmax_tracked_jobs: 500\n",
+      "a.yaml");
+  EXPECT_EQ(c.retention_days, 30);
+  EXPECT_EQ(c.max_job_bytes, 2097152u);
+  EXPECT_EQ(c.min_free_bytes, 0u);
+  EXPECT_EQ(c.min_free_percent, 10);
+  EXPECT_EQ(c.max_state_bytes, 10485760u);
+  EXPECT_EQ(c.final_pass_workers, 4);
+  EXPECT_EQ(c.max_tracked_jobs, 500u);
+  for (const char* bad :
+       {"retention_days: 0\n", "max_job_bytes: 1000\n", "min_free_bytes: -1\n",
+        "min_free_percent: 95\n", "min_free_percent: -1\n", "max_state_bytes: 1000\n",
+        "final_pass_workers: 0\n", "final_pass_workers: 64\n", "max_tracked_jobs: 10\n",
+        // one job attempt must fit under the state bound
+        "max_job_bytes: 20971520\nmax_state_bytes: 10485760\n"})
+    EXPECT_THROW(parse_agent_config(bad, "a.yaml"), ConfigError) << bad;
+}
+
+}  // namespace

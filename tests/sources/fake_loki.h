@@ -4,7 +4,9 @@
 // inclusive and end exclusive in unix nanoseconds, `limit` entries in
 // `direction` order over all streams, grouped by stream in the reply; 400
 // with Loki's plain-text message for a query it cannot parse; 401 when it
-// wants a tenant (X-Scope-OrgID) or a token it did not get; 503 on demand.
+// wants a tenant (X-Scope-OrgID) or a token it did not get; 503 on demand;
+// on demand too, a stall: queries naming a given text get no answer until
+// released (a Loki under load).
 // No Loki server is packaged for Debian: this stands in for one.
 #pragma once
 
@@ -12,6 +14,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -39,6 +42,7 @@ class FakeLoki {
     while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   ~FakeLoki() {
+    release();
     server_.stop();
     thread_.join();
   }
@@ -57,6 +61,19 @@ class FakeLoki {
     fail_status_ = status;
   }
   int requests() const { return requests_; }
+  // Queries whose selector contains `text` wait until release().
+  void stall_queries_with(const std::string& text) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stall_text_ = text;
+  }
+  void release() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stall_text_.clear();
+    }
+    released_.notify_all();
+  }
+  int stalled() const { return stalled_; }
 
  private:
   struct Stream {
@@ -66,6 +83,16 @@ class FakeLoki {
 
   void answer(const httplib::Request& req, httplib::Response& res) {
     ++requests_;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      const std::string query = req.get_param_value("query");
+      if (!stall_text_.empty() && query.find(stall_text_) != std::string::npos) {
+        ++stalled_;
+        released_.wait(lock, [&] {
+          return stall_text_.empty() || query.find(stall_text_) == std::string::npos;
+        });
+      }
+    }
     if (fail_times_ > 0) {
       --fail_times_;
       res.status = fail_status_;
@@ -135,6 +162,9 @@ class FakeLoki {
   std::atomic<int> fail_times_{0};
   int fail_status_ = 503;
   std::atomic<int> requests_{0};
+  std::string stall_text_;
+  std::condition_variable released_;
+  std::atomic<int> stalled_{0};
 };
 
 }  // namespace fftest
