@@ -190,7 +190,6 @@ class AgentProcess {
   std::string log() const { return read_file(dir_.path() / "agent.log"); }
   std::string slurm_calls() const { return read_file(dir_.path() / "slurm-calls.log"); }
 
-  pid_t pid() const { return pid_; }
   // A line of /proc/<agent>/status in KiB ("VmRSS", "RssAnon"), -1 when unknown.
   long status_kib(const std::string& field = "VmRSS") const {
     std::ifstream in("/proc/" + std::to_string(pid_) + "/status");
