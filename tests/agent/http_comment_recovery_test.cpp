@@ -22,9 +22,10 @@ TEST(CommentRecovery, KilledBetweenStoreAndCommentWrittenAfterRestart) {
     std::thread fast([&] {
       auto c = first.client();
       json body = {{"job_id", "48213"}, {"node", "gpu-a01"}, {"exit_status", 256}};
-      c.Post("/api/v1/jobs/48213/fastpass",
-             {{"X-Firstfault-Munge", credential("firstfault-fastpass 48213 gpu-a01")}}, body.dump(),
-             "application/json");
+      c.Post(
+          "/api/v1/jobs/48213/fastpass",
+          {{"X-Firstfault-Munge", credential(fastpass_payload("48213", "gpu-a01", body.dump()))}},
+          body.dump(), "application/json");
     });
     auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
     while (!fs::exists(first.dir() / "update-started") && std::chrono::steady_clock::now() < until)

@@ -46,9 +46,10 @@ TEST(SlowLoki, OneJobsStalledQueriesHoldUpNoOtherPassNorItsOwnUploads) {
                 {"app/late.log", "late line\n"}};
   ASSERT_EQ(upload(client, late)->status, 201);
   json body = {{"job_id", "48213"}, {"node", "gpu-a01"}, {"exit_status", 256}, {"attempt", 0}};
-  auto fast = client.Post("/api/v1/jobs/48213/fastpass",
-                          {{"X-Firstfault-Munge", credential("firstfault-fastpass 48213 gpu-a01")}},
-                          body.dump(), "application/json");
+  auto fast = client.Post(
+      "/api/v1/jobs/48213/fastpass",
+      {{"X-Firstfault-Munge", credential(fastpass_payload("48213", "gpu-a01", body.dump()))}},
+      body.dump(), "application/json");
   ASSERT_TRUE(fast);
   EXPECT_EQ(fast->status, 200) << fast->body;
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10))
