@@ -16,16 +16,6 @@ DB=$DRAIN_STATE/firstfault.db
 
 XID_LINE='NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, name=python, GPU has fallen off the bus.'
 
-# Every node takes jobs again, whatever a test left: a drained node would
-# starve every later test of its three nodes.
-resume_all() {
-  local n
-  for n in n1 n2 n3; do
-    case $(sinfo -h -N -n "$n" -p debug -o '%t' 2>/dev/null) in
-      drain* | drng | down*) scontrol update NodeName="$n" State=RESUME 2>/dev/null || true ;;
-    esac
-  done
-}
 
 setup_file() {
   cluster_setup_file || return 1

@@ -152,6 +152,25 @@ assert_epilogs_quick() {
   if grep -h "\[job $1\] epilog failed" "$FF_ROOT"/log/slurmd-n*.log >&2; then return 1; fi
 }
 
+# Every node takes jobs again, whatever a test left: a drained node would
+# starve every later test of its three nodes.
+resume_all() {
+  local n
+  for n in n1 n2 n3; do
+    case $(sinfo -h -N -n "$n" -p debug -o '%t' 2>/dev/null) in
+      drain* | drng | down*) scontrol update NodeName="$n" State=RESUME 2>/dev/null || true ;;
+    esac
+  done
+}
+
+# refute CMD...: fails when CMD succeeds (a bare `! CMD` never fails a bats test).
+refute() {
+  if "$@"; then
+    echo "unexpectedly true: $*" >&2
+    return 1
+  fi
+}
+
 all_nodes_idle() { [[ $(sinfo -h -N -p debug -o '%t' 2>/dev/null | grep -c '^idle$') -eq 3 ]]; }
 
 # No node drained or went down: all three are idle again (never resumed here).

@@ -22,14 +22,6 @@ ATTACKS=$BATS_TEST_DIRNAME/jobs/http_attacks.py
 AGENT_HOST=127.0.0.1
 AGENT_PORT=${FF_AGENT_PORT:-7421}
 
-resume_all() {
-  local n
-  for n in n1 n2 n3; do
-    case $(sinfo -h -N -n "$n" -p debug -o '%t' 2>/dev/null) in
-      drain* | drng | down*) scontrol update NodeName="$n" State=RESUME 2>/dev/null || true ;;
-    esac
-  done
-}
 
 setup_file() {
   cluster_setup_file || return 1
@@ -88,14 +80,6 @@ user_job() {
     --wrap "srun $WORK/rank.sh $scenario; rc=\$?; $tail; exit \$rc") || return 1
   JOB=${JOB%%;*}
   echo "# job $JOB ($scenario, user $TEST_USER) in $WORK" >&3
-}
-
-# refute CMD...: fails when CMD succeeds (a bare `! CMD` never fails a bats test).
-refute() {
-  if "$@"; then
-    echo "unexpectedly true: $*" >&2
-    return 1
-  fi
 }
 
 agent_pid() { cat "$FF_ROOT/run/agent.pid"; }
