@@ -126,7 +126,7 @@ class JobTracker {
   std::set<JobKey> deadline_due_;  // deadline passes to run now
   // Deadline passes of attempts forgotten to make room: keys only.
   std::set<JobKey> forced_deadline_;
-  std::set<JobKey> running_;       // a worker is at it
+  std::set<JobKey> running_;  // a worker is at it
   bool stopping_ = false;
   std::vector<std::thread> workers_;
 };
