@@ -13,6 +13,18 @@
 
 #include "agent_process.h"
 
+// gcc says so with a macro, clang with __has_feature.
+#if defined(__SANITIZE_ADDRESS__)
+#define FF_UNDER_ADDRESS_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FF_UNDER_ADDRESS_SANITIZER 1
+#endif
+#endif
+#ifndef FF_UNDER_ADDRESS_SANITIZER
+#define FF_UNDER_ADDRESS_SANITIZER 0
+#endif
+
 namespace {
 
 using namespace fftest;
@@ -113,8 +125,14 @@ TEST(MemoryBounds, PerJobStructuresStayBoundedOverManyJobs) {
   }
   // Anonymous memory after all the jobs is about what it was after the
   // first sixth: nothing is held per job (SQLite's page caches filling up
-  // account for the few MiB allowed).
+  // account for the few MiB allowed). Under AddressSanitizer freed memory
+  // sits in its quarantine (256 MiB by default), so resident memory says
+  // nothing there; the entry counts above still hold.
+#if FF_UNDER_ADDRESS_SANITIZER
+  std::printf("AddressSanitizer build: resident memory not compared\n");
+#else
   EXPECT_LT(rss_end - rss_warm, 6 * 1024) << rss_warm << " -> " << rss_end;
+#endif
   auto stop_start = std::chrono::steady_clock::now();
   EXPECT_EQ(agent.stop(), 0);
   std::printf("stopped in %.1f s\n",
