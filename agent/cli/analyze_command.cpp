@@ -1,4 +1,4 @@
-// firstfault analyze DIR [--format text|json] [--rules DIR]... [--out FILE]
+// firstfault analyze DIR [--format text|json] [--rules DIR]... [--jobs N] [--out FILE]
 #include <unistd.h>
 
 #include <cstdio>
@@ -14,18 +14,20 @@
 namespace ff::cli {
 
 namespace {
-struct AnalyzeOptions {
+struct AnalyzeCommandOptions {
   std::string dir;
   std::string format = "text";
   std::vector<std::string> rules_dirs;
   bool no_builtin = false;
   std::string out;
   std::string colour = "auto";
+  unsigned jobs = available_cores();
+  std::uint64_t split_bytes = AnalyzeOptions{}.split_bytes;
 };
 }  // namespace
 
 void add_analyze_command(CLI::App& app, int& exit_code) {
-  auto opt = std::make_shared<AnalyzeOptions>();
+  auto opt = std::make_shared<AnalyzeCommandOptions>();
   CLI::App* sub = app.add_subcommand("analyze", "diagnose one incident directory (static input)");
   sub->add_option("dir", opt->dir, "incident directory (job.json, nodes/, app/, cluster/)")
       ->required();
@@ -35,6 +37,15 @@ void add_analyze_command(CLI::App& app, int& exit_code) {
       "--rules", opt->rules_dirs,
       "rule directory or file: extends, or by name replaces, the built-in rules (repeatable)");
   sub->add_flag("--no-builtin-rules", opt->no_builtin, "use only the --rules files");
+  sub->add_option("-j,--jobs", opt->jobs,
+                  "threads reading the files (default: the CPUs this process may use); the "
+                  "diagnosis is the same for every value")
+      ->check(CLI::Range(1u, 1024u));
+  // Hidden: lets the tests split small files to exercise ranges.
+  sub->add_option("--split-bytes", opt->split_bytes,
+                  "plain files larger than this are read as several ranges")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40))
+      ->group("");
   sub->add_option("--out", opt->out, "write the report to FILE instead of stdout");
   sub->add_option("--color", opt->colour, "auto, always or never (text format)")
       ->check(CLI::IsMember({"auto", "always", "never"}));
@@ -48,7 +59,10 @@ void add_analyze_command(CLI::App& app, int& exit_code) {
       exit_code = kExitBadRules;
       return;
     }
-    AnalyzeResult r = analyze_incident(opt->dir, *rules);
+    AnalyzeOptions options;
+    options.jobs = opt->jobs;
+    options.split_bytes = opt->split_bytes;
+    AnalyzeResult r = analyze_incident(opt->dir, *rules, options);
     if (!r.usable) {
       std::fprintf(stderr, "firstfault: %s\n", r.problem.c_str());
       exit_code = kExitUnusableInput;

@@ -39,12 +39,21 @@ bool source_kind_trusted(const std::string& kind);
 
 using EventSink = std::function<void(Event&&)>;
 
+// Lines a line without a time looks ahead, and back, for one that has one.
+constexpr int kLookaheadLines = 64;
+
 class EventExtractor {
  public:
   explicit EventExtractor(const CompiledRules& rules) : rules_(rules) {}
 
-  // Reads the whole file; events go to `sink` in line order. `seq` numbers
-  // events across files (the global read order).
+  // Reads `range` of the open file; events go to `sink` in line order, with
+  // line numbers counted from the range's first line and no `seq` (the
+  // caller numbers events in the global read order). Safe to call from
+  // several threads at once.
+  ExtractStats scan_range(const SourceFile& file, int fd, const ByteRange& range,
+                          const TimeContext& tc, const EventSink& sink) const;
+
+  // Opens and reads the whole file; `seq` numbers events across files.
   ExtractStats scan_file(const SourceFile& file, const TimeContext& tc, std::uint64_t& seq,
                          const EventSink& sink) const;
 
@@ -53,12 +62,16 @@ class EventExtractor {
                                   const TimeContext& tc, std::uint64_t line_no = 1) const;
 
  private:
-  // `before` and `after` are the text around the line in its buffer: a line
-  // without a time looks in them for the timestamped lines that bound it.
-  void match_line(std::string_view line, std::string_view before, std::string_view after,
-                  std::uint64_t line_no, const SourceFile& file, unsigned kind_bit,
-                  const TimeContext& tc, std::uint64_t& seq, ExtractStats& st,
-                  const EventSink& sink) const;
+  // Receives each event with the lines its search for a following timed
+  // line could still look at (0: the search is over).
+  using LookaheadSink = std::function<void(Event&&, int ahead_left)>;
+  // `before` and `after` are the text around the line in its buffer, and
+  // `earlier` the lines that precede the buffer: a line without a time
+  // looks in them for the timestamped lines that bound it.
+  void match_line(std::string_view line, std::string_view before, std::string_view earlier,
+                  std::string_view after, std::uint64_t line_no, const SourceFile& file,
+                  unsigned kind_bit, const TimeContext& tc, ExtractStats& st,
+                  const LookaheadSink& sink) const;
   const CompiledRules& rules_;
 };
 

@@ -1,12 +1,20 @@
 #include "pipeline/analyze.h"
 
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <map>
 #include <set>
+#include <thread>
 
 #include "extract/event_extractor.h"
 #include "extract/metric_extractor.h"
+#include "extract/parallel_scan.h"
 #include "extract/timestamp_parser.h"
 #include "filter/event_store.h"
 #include "filter/filter_rule.h"
@@ -205,9 +213,34 @@ void build_coverage(const JobInfo& job, const IncidentLayout& layout,
     out.push_back({"slurmctld", "", "missing", 0, "no cluster/slurmctld log in the incident"});
 }
 
+// Log files are opened without blocking (a FIFO in an incident must not
+// hang the analysis) and read only when they are regular files.
+int open_incident_log(const SourceFile& file, std::string& error) {
+  int fd = ::open(file.path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    error = std::string("cannot open: ") + std::strerror(errno);
+    return -1;
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    error = "not a regular file: not read";
+    return -1;
+  }
+  return fd;
+}
+
 }  // namespace
 
-AnalyzeResult analyze_incident(const std::filesystem::path& dir, const CompiledRules& rules) {
+unsigned available_cores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+AnalyzeResult analyze_incident(const std::filesystem::path& dir, const CompiledRules& rules,
+                               const AnalyzeOptions& options) {
   AnalyzeResult result;
   Diagnosis& d = result.diagnosis;
   d.engine_version = kEngineVersion;
@@ -251,21 +284,29 @@ AnalyzeResult analyze_incident(const std::filesystem::path& dir, const CompiledR
   }
   base.reference = job.start_time ? job.start_time : job.end_time;
 
-  // 2–3. Extract events, annotating each with the filter rules as it comes.
+  // 2–3. Extract events on `jobs` threads; each event meets the filter
+  // rules and the store on this thread, in read order.
   auto filters = make_filter_rules();
   FilterContext ctx{job, rules, errors, {}};
   EventStore store(static_cast<std::size_t>(std::max(1.0, rules.settings.max_events_per_key)));
   EventExtractor extractor(rules);
   std::map<std::pair<std::string, std::string>, KindTally> tally;
   std::uint64_t seq = 0;
+  std::vector<ScanFile> scan;
+  scan.reserve(layout.files.size());
   for (const auto& file : layout.files) {
     TimeContext tc = base;
     if (auto ni = job.node_info.find(file.node); ni != job.node_info.end())
       tc.boot_time = ni->second.boot_time;
-    ExtractStats st = extractor.scan_file(file, tc, seq, [&](Event&& e) {
-      for (auto& f : filters) f->on_event(e, ctx);
-      store.add(std::move(e));
-    });
+    scan.push_back({file, tc});
+  }
+  auto on_event = [&](std::size_t, Event&& e) {
+    e.seq = ++seq;
+    for (auto& f : filters) f->on_event(e, ctx);
+    store.add(std::move(e));
+  };
+  auto on_file = [&](std::size_t i, const ExtractStats& st) {
+    const SourceFile& file = layout.files[i];
     if (file.kind == "kernel" && !file.node.empty() && st.read.lines) {
       SourceSpan& span = ctx.kernel_spans[file.node];
       span.lines += st.read.lines;
@@ -293,7 +334,9 @@ AnalyzeResult analyze_incident(const std::filesystem::path& dir, const CompiledR
       errors.push_back({file.rel, st.first_bad_time_line,
                         std::to_string(st.bad_times) +
                             " matched line(s) with an invalid timestamp (kept without time)"});
-  }
+  };
+  scan_files(scan, extractor, open_incident_log, {options.jobs, options.split_bytes}, on_event,
+             on_file);
 
   // A live kernel source the collector read over a span vouches for that
   // span even where it holds no line: a kernel that logged nothing in the

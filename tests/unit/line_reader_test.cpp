@@ -2,6 +2,7 @@
 // defects (truncated gzip, overlong lines, NUL bytes) reported, not fatal.
 #include "read/line_reader.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -331,6 +332,113 @@ TEST_F(LineReaderTest, BigFileIsDeliveredInBoundedChunks) {
   EXPECT_TRUE(c.text == content);
   ASSERT_EQ(c.line_numbers.size(), static_cast<std::size_t>(total));
   for (std::size_t i = 0; i < c.line_numbers.size(); ++i) ASSERT_EQ(c.line_numbers[i], i + 1) << i;
+}
+
+// --- ranges -------------------------------------------------------------------
+
+// Lines of every kind a range boundary can cut through: empty lines, lines
+// longer than the limit, NUL bytes, and a last line without '\n'.
+std::string awkward_content(std::size_t max_line) {
+  std::string s;
+  for (int i = 1; i <= 400; ++i) {
+    if (i % 37 == 0)
+      s += std::string(max_line * 3 + static_cast<std::size_t>(i), 'L');
+    else if (i % 11 == 0)
+      s += "";
+    else if (i % 13 == 0)
+      s += std::string("nul") + '\0' + "inside " + std::to_string(i);
+    else
+      s += "line " + std::to_string(i) + std::string(static_cast<std::size_t>(i % 7) * 9, '.');
+    if (i != 400) s += '\n';
+  }
+  return s;
+}
+
+struct RangeRead {
+  std::vector<std::string> lines;
+  ReadStats total;
+  std::vector<std::string> first_contexts;  // `before` of each range's first chunk
+};
+
+RangeRead read_in_ranges(const fs::path& path, std::uint64_t split, std::size_t max_line) {
+  RangeRead out;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  EXPECT_GE(fd, 0);
+  std::uint64_t size = fs::file_size(path);
+  for (std::uint64_t at = 0; at < size; at += split) {
+    ByteRange r{at, at + split >= size ? ByteRange{}.end : at + split};
+    bool first_chunk = true;
+    std::uint64_t expect_line = 1;
+    ReadStats st = read_lines_chunked(
+        fd, r,
+        [&](std::string_view chunk, std::uint64_t first_line, std::string_view before) {
+          EXPECT_EQ(first_line, expect_line);
+          if (first_chunk) out.first_contexts.emplace_back(before);
+          first_chunk = false;
+          std::size_t start = 0;
+          while (start < chunk.size()) {
+            std::size_t nl = chunk.find('\n', start);
+            out.lines.emplace_back(chunk.substr(start, nl - start));
+            ++expect_line;
+            start = nl + 1;
+          }
+        },
+        max_line);
+    EXPECT_EQ(st.error, "");
+    out.total.lines += st.lines;
+    out.total.long_lines += st.long_lines;
+    out.total.nul_bytes += st.nul_bytes;
+  }
+  ::close(fd);
+  return out;
+}
+
+TEST_F(LineReaderTest, RangesReadEveryLineOnceWhereverTheyCut) {
+  const std::size_t max_line = 64;
+  fs::path p = write_plain("a.log", awkward_content(max_line));
+  ReadStats whole_st;
+  Collected whole = read_all(p, whole_st, max_line);
+  ASSERT_GT(whole_st.long_lines, 0u);
+  ASSERT_GT(whole_st.nul_bytes, 0u);
+  for (std::uint64_t split : {1, 2, 3, 7, 64, 65, 100, 1000, 4096, 1 << 20}) {
+    RangeRead r = read_in_ranges(p, split, max_line);
+    EXPECT_EQ(r.lines, whole.lines) << "split " << split;
+    EXPECT_EQ(r.total.lines, whole_st.lines) << "split " << split;
+    EXPECT_EQ(r.total.long_lines, whole_st.long_lines) << "split " << split;
+    EXPECT_EQ(r.total.nul_bytes, whole_st.nul_bytes) << "split " << split;
+  }
+}
+
+TEST_F(LineReaderTest, ARangeSeesTheLinesBeforeIt) {
+  std::string content = numbered_lines(2000);
+  fs::path p = write_plain("a.log", content);
+  RangeRead r = read_in_ranges(p, 10000, kMaxLineBytes);
+  ASSERT_GT(r.first_contexts.size(), 2u);
+  EXPECT_EQ(r.first_contexts[0], "");
+  // The second range's context is the whole file up to its first line,
+  // which follows the line the boundary at byte 10000 cuts through.
+  std::size_t first_of_second = content.find('\n', 9999) + 1;
+  EXPECT_EQ(r.first_contexts[1], content.substr(0, first_of_second));
+  // A context holds complete lines and at most kContextBytes.
+  for (const auto& c : r.first_contexts) {
+    EXPECT_LE(c.size(), kContextBytes);
+    if (!c.empty()) EXPECT_EQ(c.back(), '\n');
+  }
+}
+
+TEST_F(LineReaderTest, AGzipFileIsReadWholeNeverFromAnOffset) {
+  fs::path p = write_gzip("syslog.1.gz", numbered_lines(100));
+  int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  EXPECT_TRUE(is_gzip_file(fd));
+  auto ignore = [](std::string_view, std::uint64_t, std::string_view) {};
+  ReadStats st = read_lines_chunked(fd, ByteRange{10, 20}, ignore);
+  EXPECT_NE(st.error, "");
+  EXPECT_EQ(st.lines, 0u);
+  st = read_lines_chunked(fd, ByteRange{}, ignore);
+  EXPECT_EQ(st.error, "");
+  EXPECT_EQ(st.lines, 100u);
+  ::close(fd);
 }
 
 }  // namespace
