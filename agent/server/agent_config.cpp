@@ -209,6 +209,9 @@ AgentConfig parse_agent_config(const std::string& text, const std::string& name)
       // Each worker may run the engine on a large incident at once.
       if (c.final_pass_workers > 16)
         fail(name, v.Mark(), "'final_pass_workers' must be at most 16");
+    } else if (key == "jobs") {
+      c.jobs = positive(name, key, v, 1);
+      if (c.jobs > 256) fail(name, v.Mark(), "'jobs' must be at most 256");
     } else if (key == "max_tracked_jobs") {
       c.max_tracked_jobs = static_cast<std::size_t>(positive(name, key, v, 100));
     } else if (key == "read_access") {

@@ -63,6 +63,11 @@ struct AgentConfig {
   // Threads running final and deadline passes (and rebuilds); a slow pass
   // of one job does not hold up the others.
   int final_pass_workers = 2;
+  // Engine threads per pass (reading and matching files). A pass runs on
+  // at most this many cores, so passes use at most final_pass_workers x
+  // jobs of them: a head node's cores stay with slurmctld. The diagnosis is
+  // the same for every value.
+  int jobs = 2;
   // Job attempts the tracker holds in memory at most (job_tracker.h).
   std::size_t max_tracked_jobs = 20000;
   // GET /api/v1/jobs/<id>/diagnosis and /api/v1/diagnoses: "credential" (a

@@ -131,6 +131,9 @@ int run_agent(const AgentConfig& config) {
       [&store = *store, &config] { return flagged_suspect_counts(store, config.suspects); });
   PassRunner runner(layout, *store, slurm, locks, rules);
   runner.set_metrics(&metrics);
+  AnalyzeOptions engine;
+  engine.jobs = static_cast<unsigned>(config.jobs);
+  runner.set_analyze_options(engine);
   runner.set_central_sources(config.central);
   // Declared after the runner's store and Slurm client, before the tracker
   // whose thread calls it: it outlives every pass.

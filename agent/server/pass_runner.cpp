@@ -224,7 +224,7 @@ PassOutcome PassRunner::run(const JobKey& key, const std::string& trigger,
   add_central(key);
   auto engine_start = std::chrono::steady_clock::now();
 
-  AnalyzeResult result = analyze_incident(layout_.incident(key), *rules_);
+  AnalyzeResult result = analyze_incident(layout_.incident(key), *rules_, analyze_options_);
   if (metrics_) metrics_->engine_ran(trigger, std::chrono::steady_clock::now() - engine_start);
   if (!result.usable) {
     out.http_status = 422;

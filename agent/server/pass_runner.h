@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "gather/central_gather.h"
+#include "pipeline/analyze.h"
 #include "rules/compiled_rules.h"
 #include "server/incident_merger.h"
 #include "server/job_locks.h"
@@ -50,6 +51,8 @@ class PassRunner {
   // exceptions are logged, never fail the pass.
   using AfterPass = std::function<void(const PassRecord&)>;
   void set_after_final_pass(AfterPass hook) { after_final_pass_ = std::move(hook); }
+  // How the engine runs (threads); never changes what it concludes.
+  void set_analyze_options(AnalyzeOptions options) { analyze_options_ = options; }
   // Counts stored passes and times them; null: nothing is counted.
   void set_metrics(AgentMetrics* metrics) { metrics_ = metrics; }
 
@@ -100,6 +103,7 @@ class PassRunner {
   SlurmClient& slurm_;
   JobLocks& locks_;
   std::shared_ptr<const CompiledRules> rules_;
+  AnalyzeOptions analyze_options_;
   AgentMetrics* metrics_ = nullptr;
 
   struct CachedLookup {

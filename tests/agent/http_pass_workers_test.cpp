@@ -1,6 +1,7 @@
-// Final passes run on a pool of final_pass_workers threads: the diagnoses
-// of several jobs whose bundles arrive interleaved are byte for byte the
-// same with one worker and with four.
+// Final passes run on a pool of final_pass_workers threads, each pass's
+// engine on `jobs` threads: the diagnoses of several jobs whose bundles
+// arrive interleaved are byte for byte the same with one worker of one
+// thread and with four workers of eight.
 #include <gtest/gtest.h>
 
 #include "agent_process.h"
@@ -9,14 +10,15 @@ namespace {
 
 using namespace fftest;
 
-std::map<std::string, std::string> diagnoses_with(int workers) {
+std::map<std::string, std::string> diagnoses_with(int workers, int engine_jobs) {
   const std::vector<std::string> examples = {"01-xid79-fallen-off-bus", "03-xid48-dbe",
                                              "04-cuda-oom", "06-ib-port-down",
                                              "10-two-independent-faults"};
   std::vector<std::vector<Bundle>> jobs;
   for (std::size_t i = 0; i < examples.size(); ++i)
     jobs.push_back(example_bundles(examples[i], "epilog", 1000 + 100 * static_cast<long long>(i)));
-  AgentProcess agent("final_pass_workers: " + std::to_string(workers) + "\n");
+  AgentProcess agent("final_pass_workers: " + std::to_string(workers) +
+                     "\njobs: " + std::to_string(engine_jobs) + "\n");
   auto client = agent.client();
   // Node by node across the jobs, so their passes come due together.
   for (std::size_t n = 0;; ++n) {
@@ -47,9 +49,9 @@ std::map<std::string, std::string> diagnoses_with(int workers) {
   return out;
 }
 
-TEST(PassWorkers, SameDiagnosesWithOneWorkerAndWithFour) {
-  auto one = diagnoses_with(1);
-  auto four = diagnoses_with(4);
+TEST(PassWorkers, SameDiagnosesWithOneWorkerAndWithFourOfEightThreads) {
+  auto one = diagnoses_with(1, 1);
+  auto four = diagnoses_with(4, 8);
   ASSERT_EQ(one.size(), 5u);
   EXPECT_EQ(one, four);
 }

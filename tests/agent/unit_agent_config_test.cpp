@@ -131,7 +131,9 @@ TEST(AgentConfig, DiskAndMemoryBoundsHaveDefaultsAndLimits) {
   EXPECT_EQ(d.min_free_percent, 5);
   EXPECT_EQ(d.max_state_bytes, 0u);
   EXPECT_EQ(d.final_pass_workers, 2);
+  EXPECT_EQ(d.jobs, 2);
   EXPECT_EQ(d.max_tracked_jobs, 20000u);
+  EXPECT_EQ(parse_agent_config("jobs: 16\n", "a.yaml").jobs, 16);
   auto c = parse_agent_config(
       "retention_days: 30\nmax_job_bytes: 2097152\nmin_free_bytes: 0\nmin_free_percent: 10\n"
       "max_state_bytes: 10485760\nfinal_pass_workers: 4\nmax_tracked_jobs: 500\n",
@@ -146,7 +148,8 @@ TEST(AgentConfig, DiskAndMemoryBoundsHaveDefaultsAndLimits) {
   for (const char* bad :
        {"retention_days: 0\n", "max_job_bytes: 1000\n", "min_free_bytes: -1\n",
         "min_free_percent: 95\n", "min_free_percent: -1\n", "max_state_bytes: 1000\n",
-        "final_pass_workers: 0\n", "final_pass_workers: 64\n", "max_tracked_jobs: 10\n",
+        "final_pass_workers: 0\n", "final_pass_workers: 64\n", "jobs: 0\n", "jobs: 1000\n",
+        "max_tracked_jobs: 10\n",
         // one job attempt must fit under the state bound
         "max_job_bytes: 20971520\nmax_state_bytes: 10485760\n"})
     EXPECT_THROW(parse_agent_config(bad, "a.yaml"), ConfigError) << bad;
