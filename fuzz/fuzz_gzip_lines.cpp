@@ -1,9 +1,15 @@
 // Fuzzes read_lines_chunked (plain and gzip input through zlib): the input
 // is a file. Checks the documented chunk contract: every line ends with '\n'
-// and is at most max_line bytes long plus the newline.
+// and is at most max_line bytes long plus the newline; a plain file read in
+// ranges gives the same lines as read whole.
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "fuzz_common.h"
 #include "read/line_reader.h"
@@ -29,5 +35,33 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         max_line);
     if (st.opened && st.lines != lines) __builtin_trap();
   }
+  // Read in ranges (as threads share a large plain file), the same lines
+  // come out, each once, wherever the ranges cut.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  if (!ff::is_gzip_file(fd)) {
+    const std::size_t max_line = 64;
+    auto collect = [&](const ff::ByteRange& r, std::vector<std::string>& into) {
+      ff::read_lines_chunked(
+          fd, r,
+          [&](std::string_view chunk, std::uint64_t, std::string_view before) {
+            if (!before.empty() && before.back() != '\n') __builtin_trap();
+            std::size_t start = 0;
+            while (start < chunk.size()) {
+              std::size_t nl = chunk.find('\n', start);
+              into.emplace_back(chunk.substr(start, nl - start));
+              start = nl + 1;
+            }
+          },
+          max_line);
+    };
+    std::vector<std::string> whole, ranged;
+    collect(ff::ByteRange{}, whole);
+    std::uint64_t split = 1 + (size ? data[0] % 97 : 0);
+    for (std::uint64_t at = 0; at < size; at += split)
+      collect({at, at + split >= size ? ff::ByteRange{}.end : at + split}, ranged);
+    if (ranged != whole) __builtin_trap();
+  }
+  ::close(fd);
   return 0;
 }
