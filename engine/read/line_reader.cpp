@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 namespace ff {
@@ -14,6 +15,13 @@ namespace {
 
 std::uint64_t count_byte(const char* p, std::size_t n, char c) {
   return static_cast<std::uint64_t>(std::count(p, p + n, c));
+}
+
+// NUL bytes are rare in a log: memchr finds there is none far faster than
+// a count; text that has one is counted in full.
+std::uint64_t count_nul(const char* p, std::size_t n) {
+  const char* z = static_cast<const char*>(std::memchr(p, '\0', n));
+  return z ? count_byte(z, n - static_cast<std::size_t>(z - p), '\0') : 0;
 }
 
 // Where the bytes come from: zlib for gzip (sequential only), pread for
@@ -101,7 +109,10 @@ ReadStats read_source(ByteSource& src, int plain_fd, std::uint64_t at, const Byt
   ReadStats st;
   st.opened = true;
   // A buffer of max_line + 1 bytes: a line that does not fit is cut at max_line.
-  std::vector<char> buf(max_line + 1);
+  // Not zero-filled: every byte is written by a read before it is looked at,
+  // and most files of an incident are far smaller than the buffer.
+  const std::size_t buf_size = max_line + 1;
+  auto buf = std::make_unique_for_overwrite<char[]>(buf_size);
   std::size_t have = 0;         // bytes in buf
   std::uint64_t buf_at = at;    // file offset of buf[0]
   std::uint64_t next_line = 1;  // number of the first line in buf
@@ -123,10 +134,10 @@ ReadStats read_source(ByteSource& src, int plain_fd, std::uint64_t at, const Byt
   bool eof = false, past_range = false;
 
   auto drop_through_newline = [&]() -> bool {  // true once the newline is found
-    const char* nl = static_cast<const char*>(std::memchr(buf.data(), '\n', have));
-    std::size_t drop = nl ? static_cast<std::size_t>(nl - buf.data()) + 1 : have;
-    if (skipping) st.nul_bytes += count_byte(buf.data(), drop, '\0');
-    std::memmove(buf.data(), buf.data() + drop, have - drop);
+    const char* nl = static_cast<const char*>(std::memchr(buf.get(), '\n', have));
+    std::size_t drop = nl ? static_cast<std::size_t>(nl - buf.get()) + 1 : have;
+    if (skipping) st.nul_bytes += count_nul(buf.get(), drop);
+    std::memmove(buf.get(), buf.get() + drop, have - drop);
     have -= drop;
     buf_at += drop;
     if (nl) skipping = aligning = false;
@@ -134,7 +145,7 @@ ReadStats read_source(ByteSource& src, int plain_fd, std::uint64_t at, const Byt
   };
 
   while (!eof && !past_range) {
-    long n = src.read(buf.data() + have, buf.size() - have);
+    long n = src.read(buf.get() + have, buf_size - have);
     if (n < 0) {
       st.error = src.error;
       eof = true;
@@ -158,7 +169,7 @@ ReadStats read_source(ByteSource& src, int plain_fd, std::uint64_t at, const Byt
     std::size_t end = have;
     while (end > 0 && buf[end - 1] != '\n') --end;
     if (eof && end < have) {  // last line without '\n'
-      if (have == buf.size()) --have;
+      if (have == buf_size) --have;
       buf[have++] = '\n';
       end = have;
     }
@@ -167,22 +178,22 @@ ReadStats read_source(ByteSource& src, int plain_fd, std::uint64_t at, const Byt
     if (end > 0 && buf_at + end > range.end) {
       std::size_t last_byte = static_cast<std::size_t>(range.end - buf_at) - 1;
       const char* nl =
-          static_cast<const char*>(std::memchr(buf.data() + last_byte, '\n', end - last_byte));
-      end = static_cast<std::size_t>(nl - buf.data()) + 1;
+          static_cast<const char*>(std::memchr(buf.get() + last_byte, '\n', end - last_byte));
+      end = static_cast<std::size_t>(nl - buf.get()) + 1;
       past_range = true;
     }
     if (end > 0) {
-      std::string_view chunk(buf.data(), end);
+      std::string_view chunk(buf.get(), end);
       std::uint64_t nlines = count_byte(chunk.data(), chunk.size(), '\n');
-      st.nul_bytes += count_byte(chunk.data(), chunk.size(), '\0');
+      st.nul_bytes += count_nul(chunk.data(), chunk.size());
       fn(chunk, next_line, context);
       emitted(chunk);
       next_line += nlines;
       st.lines += nlines;
     } else if (!eof && have >= max_line) {
       // No newline within max_line bytes: emit the cut line, skip its rest.
-      st.nul_bytes += count_byte(buf.data(), have, '\0');
-      out.assign(buf.data(), max_line);
+      st.nul_bytes += count_nul(buf.get(), have);
+      out.assign(buf.get(), max_line);
       out.push_back('\n');
       fn(out, next_line, context);
       emitted(out);
@@ -195,7 +206,7 @@ ReadStats read_source(ByteSource& src, int plain_fd, std::uint64_t at, const Byt
     }
     // keep the partial line
     std::size_t rest = have - end;
-    if (rest && end) std::memmove(buf.data(), buf.data() + end, rest);
+    if (rest && end) std::memmove(buf.get(), buf.get() + end, rest);
     have = rest;
     buf_at += end;
     if (skipping) drop_through_newline();
