@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <set>
+#include <unordered_set>
 
 namespace ff {
 namespace {
@@ -46,27 +46,39 @@ void check_consistency(JobInfo& job, std::optional<std::size_t> nodes_listed,
                                                      : "job.json names no node in 'nodes'") +
                           "; nodes taken from nodes/"});
 
-  std::set<int> seen_ranks;
-  std::size_t without_rank = 0;
+  // Sets, not JobInfo::has_node: a job of 4,096 nodes has 32,768 ranks. One
+  // error per kind of fault, naming the first: a job.json of a million
+  // repeated ranks does not become a million errors.
+  const std::unordered_set<std::string> listed(job.nodes.begin(), job.nodes.end());
+  std::unordered_set<int> seen_ranks;
+  std::size_t without_rank = 0, repeated = 0, outside = 0;
+  std::string first_repeated, first_outside;
   std::vector<RankInfo> kept;
   for (auto& r : job.ranks) {
+    std::string name = r.rank < 0 ? std::string("(no number)") : std::to_string(r.rank);
     if (r.rank < 0) {
       ++without_rank;
     } else if (!seen_ranks.insert(r.rank).second) {
-      errors.push_back({"job.json", 0,
-                        "rank " + std::to_string(r.rank) +
-                            " appears more than once in 'ranks': its first entry is used"});
+      if (!repeated++) first_repeated = name;
       continue;
     }
-    if (!job.nodes.empty() && !r.node.empty() && !job.has_node(r.node))
-      errors.push_back({"job.json", 0,
-                        "rank " +
-                            (r.rank < 0 ? std::string("(no number)") : std::to_string(r.rank)) +
-                            " is placed on node " + r.node +
-                            ", which is not in 'nodes': events there are not the job's"});
+    if (!job.nodes.empty() && !r.node.empty() && !listed.count(r.node) && !outside++)
+      first_outside = "rank " + name + " is placed on node " + r.node;
     kept.push_back(std::move(r));
   }
   job.ranks = std::move(kept);
+  if (repeated)
+    errors.push_back(
+        {"job.json", 0,
+         "rank " + first_repeated + " appears more than once in 'ranks'" +
+             (repeated > 1 ? " (" + count_of(repeated, "repeat", "repeats") + " in all)" : "") +
+             ": the first entry of a rank is used"});
+  if (outside)
+    errors.push_back(
+        {"job.json", 0,
+         first_outside + ", which is not in 'nodes'" +
+             (outside > 1 ? " (" + count_of(outside, "rank", "ranks") + " in all)" : "") +
+             ": events there are not the job's"});
   if (without_rank)
     errors.push_back({"job.json", 0,
                       "'ranks': " + count_of(without_rank, "entry", "entries") +
@@ -109,9 +121,10 @@ JobInfo parse_job_json(const std::string& text, std::vector<ErrorItem>& errors) 
     std::optional<std::size_t> nodes_listed;
     if (auto it = j.find("nodes"); it != j.end() && it->is_array()) {
       nodes_listed = it->size();
+      std::unordered_set<std::string> seen;
       for (const auto& n : *it)
         if (n.is_string() && !n.get_ref<const std::string&>().empty() &&
-            !job.has_node(n.get_ref<const std::string&>()))
+            seen.insert(n.get<std::string>()).second)
           job.nodes.push_back(n.get<std::string>());
     } else {
       errors.push_back({"job.json", 0, "job.json has no 'nodes' list; nodes taken from nodes/"});

@@ -16,7 +16,8 @@
 namespace ff {
 
 // Largest job.json read; a larger one is an error, not a silent cut. A job of
-// 4,096 nodes with 8 ranks each, GPUs and coverage, is about 10 MiB.
+// 4,096 nodes with 8 ranks each, their GPUs and five coverage entries per node
+// is 10 MiB (14 MiB indented).
 constexpr std::uint64_t kMaxJobJsonBytes = 64u << 20;
 
 // The incident's job.json, opened by the incident's rule (read/incident_file.h).

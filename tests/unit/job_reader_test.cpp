@@ -61,7 +61,7 @@ TEST(JobReader, RankListedTwiceKeepsItsFirstEntry) {
                          errors);
   EXPECT_EQ(Messages(errors),
             std::vector<std::string>{
-                "rank 0 appears more than once in 'ranks': its first entry is used"});
+                "rank 0 appears more than once in 'ranks': the first entry of a rank is used"});
   ASSERT_EQ(job.ranks.size(), 2u);
   EXPECT_EQ(job.rank_info(0)->node, "a");
   EXPECT_EQ(job.rank_for_gpu("b", "00000000:2A:00.0"), -1);
@@ -81,6 +81,23 @@ TEST(JobReader, RankOnANodeOutsideTheListAndRankWithoutNumber) {
           "'ranks': 1 entry without an integer rank (the GPUs listed there belong to no rank)"}));
   EXPECT_EQ(job.ranks.size(), 3u);
   EXPECT_FALSE(job.has_node("z"));  // 'nodes' stays what the job ran on
+}
+
+// Each kind of fault is one error, however many entries have it.
+TEST(JobReader, ManyFaultyRanksAreOneErrorEach) {
+  std::string ranks;
+  for (int i = 0; i < 20000; ++i)
+    ranks += std::string(i ? "," : "") + R"({"rank":)" + std::to_string(i % 3) + R"(,"node":"n)" +
+             std::to_string(i) + R"("})";
+  std::vector<ff::ErrorItem> errors;
+  ff::JobInfo job = Read(R"({"job_id":"1","nodes":["n0"],"ranks":[)" + ranks + "]}", errors);
+  EXPECT_EQ(Messages(errors),
+            (std::vector<std::string>{
+                "rank 0 appears more than once in 'ranks' (19997 repeats in all): the first entry "
+                "of a rank is used",
+                "rank 1 is placed on node n1, which is not in 'nodes' (2 ranks in all): events "
+                "there are not the job's"}));
+  EXPECT_EQ(job.ranks.size(), 3u);
 }
 
 TEST(JobReader, NodeListEmptyOrWithoutNames) {
