@@ -150,6 +150,23 @@ TEST(UntrustedIncident, SymlinkStayingInsideTheIncidentIsRead) {
   EXPECT_EQ(root_nodes(d), std::set<std::string>{"n2"});
 }
 
+// The text report shows names and fields of the incident on one line each,
+// without control characters: a file name holding a newline, a job id holding
+// an escape sequence, forge no line of the report and do not drive the terminal.
+TEST(UntrustedIncident, NamesAndFieldsCannotForgeLinesOfTheTextReport) {
+  TempIncident inc;
+  std::string job = job_json();
+  job.replace(job.find(R"("job_id":"77")"), 13, R"("job_id":"77\u001b[2J\nforged: job line")");
+  inc.write("job.json", job);
+  inc.write("nodes/n2/syslog", kXid79);
+  ASSERT_EQ(mkfifo((inc.dir() / "nodes/n2/x\nforged: file line").c_str(), 0600), 0);
+  auto r = run_firstfault("analyze " + inc.arg() + " --format text --color always", 20);
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out.find("\nforged"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("\x1b[2J"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("nodes/n2/x?forged: file line"), std::string::npos) << r.out;
+}
+
 // `text` with `from` replaced by `to`.
 std::string replaced(std::string text, const std::string& from, const std::string& to) {
   auto at = text.find(from);
