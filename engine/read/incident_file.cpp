@@ -146,10 +146,10 @@ UniqueFd IncidentRoot::locate_by_walk(const std::string& rel, int flags, int& er
         err = ELOOP;
         return UniqueFd();
       }
-      std::string target(PATH_MAX, '\0');
+      std::string target(PATH_MAX + 1, '\0');
       ssize_t n = ::readlinkat(found.get(), "", target.data(), target.size());
-      if (n < 0) {
-        err = errno;
+      if (n < 0 || n > PATH_MAX) {  // longer than a path can be: cut by readlinkat
+        err = n < 0 ? errno : ENAMETOOLONG;
         return UniqueFd();
       }
       target.resize(static_cast<std::size_t>(n));

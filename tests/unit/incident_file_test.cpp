@@ -5,9 +5,18 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <cstddef>
+#include <functional>
 
 #include <chrono>
 #include <filesystem>
@@ -175,6 +184,76 @@ TEST_P(IncidentFileTest, ListingADirectoryLinkLeavingTheIncidentListsNothing) {
   IncidentListing missing = root().list_dir("metrics");
   EXPECT_FALSE(missing.found);
   EXPECT_EQ(missing.error, "");  // simply absent
+}
+
+// Runs `body` in a child process, whose changes to its own mounts or
+// seccomp filter stay there: its exit status, or -1 when it did not exit.
+int in_child(const std::function<int()>& body) {
+  pid_t pid = ::fork();
+  if (pid == 0) ::_exit(body());
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// Without /proc (a minimal chroot) an O_PATH handle cannot be reopened
+// through /proc/self/fd: the path is resolved a second time, opening it,
+// and the inode compared; the rule holds all the same.
+TEST_P(IncidentFileTest, WithoutProcTheRuleStillHolds) {
+  put("nodes/n1/syslog", "hello\n");
+  link("../../../beside.log", "nodes/n1/kernel.log");
+  ASSERT_EQ(::mkfifo((dir_ / "nodes/n1/fifo").c_str(), 0600), 0);
+  int status = in_child([&] {
+    if (::unshare(CLONE_NEWNS) != 0 ||
+        ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+        ::umount2("/proc", MNT_DETACH) != 0)
+      return 77;
+    if (::access("/proc/self/fd", F_OK) == 0) return 10;
+    if (read("nodes/n1/syslog") != "hello\n") return 11;
+    if (read("nodes/n1/kernel.log") != "refused: symbolic link leading outside the incident")
+      return 12;
+    if (read("nodes/n1/fifo") != "refused: a FIFO, not a regular file") return 13;
+    return ::testing::Test::HasFailure() ? 14 : 0;
+  });
+  if (status == 77) GTEST_SKIP() << "cannot unmount /proc in a mount namespace (not root?)";
+  EXPECT_EQ(status, 0);
+}
+
+// A kernel without openat2, or a seccomp filter refusing it (ENOSYS, EPERM):
+// the incident is opened with the component walk, under the same rule.
+TEST(IncidentRoot, WithoutOpenat2TheComponentWalkIsUsed) {
+  char tmpl[] = "/tmp/ff-incident-file-XXXXXX";
+  fs::path base = mkdtemp(tmpl);
+  fs::create_directories(base / "incident/nodes/n1");
+  std::ofstream(base / "beside.log") << "outside\n";
+  std::ofstream(base / "incident/nodes/n1/syslog") << "inside\n";
+  fs::create_symlink("../../../beside.log", base / "incident/nodes/n1/kernel.log");
+  fs::create_symlink("syslog", base / "incident/nodes/n1/syslog.link");
+  for (int refusal : {ENOSYS, EPERM}) {
+    int status = in_child([&] {
+      sock_filter filter[] = {
+          BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
+          BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat2, 0, 1),
+          BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | static_cast<unsigned>(refusal)),
+          BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+      };
+      sock_fprog prog{static_cast<unsigned short>(std::size(filter)), filter};
+      if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+          ::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+        return 77;
+      std::string error, text;
+      IncidentRoot root = IncidentRoot::open(base / "incident", error);
+      if (!root.ok() || root.resolver() != IncidentRoot::Resolver::component_walk) return 10;
+      if (root.open_file("nodes/n1/kernel.log", error) ||
+          error != "symbolic link leading outside the incident")
+        return 11;
+      UniqueFd fd = root.open_file("nodes/n1/syslog.link", error);
+      if (!fd || !read_bounded(fd.get(), 1024, text, error) || text != "inside\n") return 12;
+      return 0;
+    });
+    EXPECT_EQ(status, 0) << "refused with " << refusal;
+  }
+  fs::remove_all(base);
 }
 
 std::string resolver_name(const ::testing::TestParamInfo<Resolver>& param) {
