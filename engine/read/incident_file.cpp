@@ -164,13 +164,11 @@ UniqueFd IncidentRoot::locate_by_walk(const std::string& rel, int flags, int& er
       push_components(target, todo);
       continue;
     }
-    bool last = std::all_of(todo.begin(), todo.end(),
-                            [](const std::string& c) { return c.empty() || c == "."; });
-    if (S_ISDIR(st.st_mode) && !last) {
+    if (S_ISDIR(st.st_mode)) {
       dirs.push_back(std::move(found));
       continue;
     }
-    if (!last) {
+    if (!todo.empty()) {  // "file/x", and "file/" too, as the kernel says
       err = ENOTDIR;
       return UniqueFd();
     }
@@ -180,7 +178,7 @@ UniqueFd IncidentRoot::locate_by_walk(const std::string& rel, int flags, int& er
     if (!opened) err = errno;
     return opened;
   }
-  // The path named a directory (the root itself, or one reached through "..").
+  // The path named a directory: the one entered last, or the root.
   UniqueFd here(::openat(base(), ".", flags | O_CLOEXEC));
   if (!here) err = errno;
   return here;

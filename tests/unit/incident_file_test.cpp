@@ -149,6 +149,10 @@ TEST_P(IncidentFileTest, DirectoryIsNotAFile) {
   put("nodes/n1/syslog", "x\n");
   EXPECT_EQ(read("nodes/n1/syslog/x"),
             "refused: not found (a component of the path is not a directory)");
+  EXPECT_EQ(read("nodes/n1/syslog/"),
+            "refused: not found (a component of the path is not a directory)");
+  EXPECT_EQ(read("nodes/n1/sub/../syslog"), "x\n");
+  EXPECT_EQ(read("nodes/n1/./syslog"), "x\n");
 }
 
 TEST_P(IncidentFileTest, ListingClassifiesByTheSameRule) {
