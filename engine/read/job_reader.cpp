@@ -203,7 +203,8 @@ JobInfo read_job_json(const IncidentRoot& incident, std::vector<ErrorItem>& erro
 
 JobInfo read_job_json(const std::filesystem::path& path, std::vector<ErrorItem>& errors) {
   std::string error;
-  IncidentRoot incident = IncidentRoot::open(path.parent_path(), error);
+  std::filesystem::path dir = path.parent_path();
+  IncidentRoot incident = IncidentRoot::open(dir.empty() ? "." : dir, error);
   if (!incident.ok()) {
     errors.push_back(
         {"job.json", 0, "job.json not read (" + error + "); job window, ranks and GPUs unknown"});

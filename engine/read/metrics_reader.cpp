@@ -126,6 +126,7 @@ MetricsFile read_metrics_file(const std::filesystem::path& path, const std::stri
   std::filesystem::path dir = path;
   std::filesystem::path rel_path(rel);
   for (auto it = rel_path.begin(); it != rel_path.end(); ++it) dir = dir.parent_path();
+  if (dir.empty()) dir = ".";
   std::string error;
   IncidentRoot incident = IncidentRoot::open(dir, error);
   if (!incident.ok() || dir / rel_path != path) {
