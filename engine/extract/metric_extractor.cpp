@@ -183,10 +183,9 @@ MetricExtractStats extract_metric_events(const MetricsFile& file, const Compiled
   for (const auto& s : file.series)
     if (!s.samples.empty()) file_end = std::max(file_end, s.samples.back().time);
   TimeUs reference_end = file_end;
-  if (job.end_time)
-    reference_end =
-        std::min(reference_end,
-                 *job.end_time + static_cast<TimeUs>(rules.settings.window_after_end_s * 1e6));
+  if (auto end = job.window_end())
+    reference_end = std::min(reference_end,
+                             *end + static_cast<TimeUs>(rules.settings.window_after_end_s * 1e6));
   for (std::size_t i = 0; i < file.series.size(); ++i) {
     const MetricSeries& s = file.series[i];
     ++st.series;

@@ -188,10 +188,10 @@ class InferTime : public FilterRule {
   void on_stream(std::vector<Event>& events, FilterContext& ctx) override {
     const Settings& s = ctx.rules.settings;
     MaybeTime job_lo, job_hi;
-    if (ctx.job.start_time)
-      job_lo = *ctx.job.start_time - static_cast<TimeUs>(s.window_before_start_s * 1e6);
-    if (ctx.job.end_time)
-      job_hi = *ctx.job.end_time + static_cast<TimeUs>(s.window_after_end_s * 1e6);
+    if (auto start = ctx.job.window_start())
+      job_lo = *start - static_cast<TimeUs>(s.window_before_start_s * 1e6);
+    if (auto end = ctx.job.window_end())
+      job_hi = *end + static_cast<TimeUs>(s.window_after_end_s * 1e6);
     std::map<std::string, std::vector<Event*>> by_file;
     for (auto& e : events) {
       if (e.time) e.earliest = e.latest = e.time;  // its own time (dmesg clock: estimated)
@@ -351,14 +351,14 @@ class JobWindow : public FilterRule {
       ignore_event(e, "before the node's last boot (" + format_time(*ni->second.boot_time) + ")");
       return;
     }
-    if (ctx.job.start_time && latest &&
-        *latest < *ctx.job.start_time - static_cast<TimeUs>(s.window_before_start_s * 1e6)) {
+    const MaybeTime start = ctx.job.window_start(), end = ctx.job.window_end();
+    if (start && latest && *latest < *start - static_cast<TimeUs>(s.window_before_start_s * 1e6)) {
       history();
       ignore_event(e, "before the job started");
       return;
     }
-    if (after_end && ctx.job.end_time && earliest &&
-        *earliest > *ctx.job.end_time + static_cast<TimeUs>(s.window_after_end_s * 1e6))
+    if (after_end && end && earliest &&
+        *earliest > *end + static_cast<TimeUs>(s.window_after_end_s * 1e6))
       ignore_event(e, "after the job ended");
   }
 };

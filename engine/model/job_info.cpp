@@ -6,6 +6,20 @@
 
 namespace ff {
 
+namespace {
+bool window_inverted(const JobInfo& job) {
+  return job.start_time && job.end_time && *job.start_time > *job.end_time;
+}
+}  // namespace
+
+MaybeTime JobInfo::window_start() const {
+  return window_inverted(*this) ? std::nullopt : start_time;
+}
+
+MaybeTime JobInfo::window_end() const {
+  return window_inverted(*this) ? std::nullopt : end_time;
+}
+
 bool JobInfo::has_node(const std::string& n) const {
   return std::find(nodes.begin(), nodes.end(), n) != nodes.end();
 }

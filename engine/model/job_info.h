@@ -54,6 +54,14 @@ struct JobInfo {
   std::map<std::string, NodeInfo> node_info;
   std::vector<CollectorCoverage> coverage;
 
+  // The bounds of the job's window, which sets events outside it aside:
+  // start_time and end_time, except when start_time is after end_time. Then
+  // one of the two is wrong and nothing tells which, so neither bounds the
+  // window and every event is judged (the times still date yearless
+  // timestamps). nullopt: no bound on that side.
+  MaybeTime window_start() const;
+  MaybeTime window_end() const;
+
   bool has_node(const std::string& n) const;
   // Rank using GPU `pci` on `node`, or -1.
   int rank_for_gpu(const std::string& node, const std::string& pci) const;

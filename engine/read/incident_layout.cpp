@@ -49,74 +49,79 @@ std::tuple<std::string, int, long long, std::string> rotation_key(const std::str
   return {kind, 2, 0, name};
 }
 
-std::vector<fs::path> sorted_entries(const fs::path& dir, std::vector<ErrorItem>& errors,
-                                     const std::string& rel) {
-  std::vector<fs::path> out;
-  std::error_code ec;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
-    out.push_back(it->path());
-  if (ec) errors.push_back({rel, 0, "cannot list directory: " + ec.message()});
-  std::sort(out.begin(), out.end());
-  return out;
+// The regular files of directory `rel`, by the incident's rule (read/incident_file.h):
+// anything else found there is named in `errors` and skipped.
+std::vector<std::string> regular_files(const IncidentRoot& root, const std::string& rel,
+                                       std::vector<ErrorItem>& errors) {
+  std::vector<std::string> names;
+  IncidentListing listing = root.list_dir(rel);
+  if (!listing.error.empty()) errors.push_back({rel, 0, listing.error + ": not read"});
+  for (auto& e : listing.entries) {
+    if (e.type == IncidentEntry::Type::file)
+      names.push_back(std::move(e.name));
+    else
+      errors.push_back(
+          {rel + "/" + e.name, 0,
+           (e.type == IncidentEntry::Type::directory ? "a directory, not a regular file"
+                                                     : e.problem) +
+               ": not read"});
+  }
+  return names;
 }
 
 }  // namespace
 
 IncidentLayout list_incident(const fs::path& dir, std::vector<ErrorItem>& errors) {
-  IncidentLayout layout;
-  std::error_code ec;
-
-  fs::path nodes = dir / "nodes";
-  if (fs::is_directory(nodes, ec)) {
-    for (const auto& nd : sorted_entries(nodes, errors, "nodes")) {
-      if (!fs::is_directory(nd, ec)) continue;
-      std::string node = nd.filename().string();
-      layout.node_dirs.push_back(node);
-      std::vector<SourceFile> files;
-      for (const auto& f : sorted_entries(nd, errors, "nodes/" + node)) {
-        if (!fs::is_regular_file(f, ec)) {
-          errors.push_back({"nodes/" + node + "/" + f.filename().string(), 0,
-                            "not a regular file (directory, broken link or device): skipped"});
-          continue;
-        }
-        std::string name = f.filename().string();
-        files.push_back({f, "nodes/" + node + "/" + name, node, node_file_kind(name)});
-      }
-      std::sort(files.begin(), files.end(), [](const SourceFile& a, const SourceFile& b) {
-        return rotation_key(a.kind, a.path.filename().string()) <
-               rotation_key(b.kind, b.path.filename().string());
-      });
-      layout.files.insert(layout.files.end(), files.begin(), files.end());
-    }
+  std::string error;
+  IncidentRoot root = IncidentRoot::open(dir, error);
+  if (!root.ok()) {
+    errors.push_back({"", 0, error});
+    return {};
   }
-  for (const char* top : {"app", "cluster"}) {
-    fs::path p = dir / top;
-    if (!fs::is_directory(p, ec)) continue;
-    for (const auto& f : sorted_entries(p, errors, top)) {
-      if (!fs::is_regular_file(f, ec)) {
-        errors.push_back({std::string(top) + "/" + f.filename().string(), 0,
-                          "not a regular file (directory, broken link or device): skipped"});
-        continue;
-      }
-      std::string name = f.filename().string();
-      std::string kind = top == std::string("app")         ? "app"
+  return list_incident(root, errors);
+}
+
+IncidentLayout list_incident(const IncidentRoot& root, std::vector<ErrorItem>& errors) {
+  IncidentLayout layout;
+  const fs::path& dir = root.dir();
+
+  IncidentListing nodes = root.list_dir("nodes");
+  if (!nodes.error.empty()) errors.push_back({"nodes", 0, nodes.error + ": not read"});
+  for (const auto& nd : nodes.entries) {
+    std::string node_rel = "nodes/" + nd.name;
+    if (nd.type == IncidentEntry::Type::refused) {
+      errors.push_back({node_rel, 0, nd.problem + ": node directory not read"});
+      continue;
+    }
+    if (nd.type != IncidentEntry::Type::directory) continue;  // a stray file beside the nodes
+    layout.node_dirs.push_back(nd.name);
+    std::vector<SourceFile> files;
+    for (const auto& name : regular_files(root, node_rel, errors)) {
+      std::string rel = node_rel + "/" + name;
+      files.push_back({dir / rel, rel, nd.name, node_file_kind(name)});
+    }
+    std::sort(files.begin(), files.end(), [](const SourceFile& a, const SourceFile& b) {
+      return rotation_key(a.kind, a.path.filename().string()) <
+             rotation_key(b.kind, b.path.filename().string());
+    });
+    layout.files.insert(layout.files.end(), files.begin(), files.end());
+  }
+  for (const std::string top : {"app", "cluster"}) {
+    for (const auto& name : regular_files(root, top, errors)) {
+      std::string kind = top == "app"                      ? "app"
                          : name.rfind("slurmctld", 0) == 0 ? "slurmctld"
                                                            : "cluster";
-      layout.files.push_back({f, std::string(top) + "/" + name, "", kind});
+      std::string rel = top + "/" + name;
+      layout.files.push_back({dir / rel, rel, "", kind});
     }
   }
-  fs::path metrics = dir / "metrics";
-  if (fs::is_directory(metrics, ec))
-    for (const auto& f : sorted_entries(metrics, errors, "metrics")) {
-      std::string rel = "metrics/" + f.filename().string();
-      if (!fs::is_regular_file(f, ec))
-        errors.push_back(
-            {rel, 0, "not a regular file (directory, broken link or device): skipped"});
-      else if (f.extension() != ".json")
-        errors.push_back({rel, 0, "not a .json Prometheus reply: skipped"});
-      else
-        layout.metrics_files.push_back(rel);
-    }
+  for (const auto& name : regular_files(root, "metrics", errors)) {
+    std::string rel = "metrics/" + name;
+    if (fs::path(name).extension() != ".json")
+      errors.push_back({rel, 0, "not a .json Prometheus reply: skipped"});
+    else
+      layout.metrics_files.push_back(rel);
+  }
   return layout;
 }
 

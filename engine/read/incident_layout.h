@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "model/diagnosis.h"
+#include "read/incident_file.h"
 
 namespace ff {
 
@@ -24,6 +25,11 @@ struct IncidentLayout {
   std::vector<std::string> metrics_files;  // metrics/*.json, sorted (read/metrics_reader.h)
 };
 
+// Lists the incident by the rule of read/incident_file.h: a symbolic link
+// leading outside the incident, a FIFO, a device or a socket is named in
+// `errors` and skipped, never listed, so nothing outside the incident is read.
+IncidentLayout list_incident(const IncidentRoot& root, std::vector<ErrorItem>& errors);
+// The same, opening the incident directory `dir` first.
 IncidentLayout list_incident(const std::filesystem::path& dir, std::vector<ErrorItem>& errors);
 
 // The kind of a file under nodes/<node>/ from its name ("syslog.1.gz" → syslog).

@@ -1,8 +1,8 @@
 #include "read/job_reader.h"
 
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
+#include <optional>
+#include <unordered_set>
 
 namespace ff {
 namespace {
@@ -27,21 +27,76 @@ MaybeTime time_of(const json& j, const char* key, std::vector<ErrorItem>& errors
   return t;
 }
 
-}  // namespace
+std::string count_of(std::size_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
 
-JobInfo read_job_json(const std::filesystem::path& path, std::vector<ErrorItem>& errors) {
-  JobInfo job;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    errors.push_back(
-        {"job.json", 0, "missing or unreadable job.json; job window, ranks and GPUs unknown"});
-    return job;
+// What job.json says that cannot all be right: reported, and resolved so
+// the evidence is still judged (docs/spec/incident.md, "Inconsistent job.json").
+// `nodes_listed`: how many entries job.json's 'nodes' list had (none: no list).
+void check_consistency(JobInfo& job, std::optional<std::size_t> nodes_listed,
+                       std::vector<ErrorItem>& errors) {
+  if (nodes_listed && *nodes_listed > job.nodes.size())
+    errors.push_back({"job.json", 0,
+                      "'nodes': " + count_of(*nodes_listed - job.nodes.size(), "entry", "entries") +
+                          " ignored (not a node name, or named twice)"});
+  if (nodes_listed && job.nodes.empty())
+    errors.push_back({"job.json", 0,
+                      std::string(*nodes_listed == 0 ? "job.json lists no nodes (\"nodes\": [])"
+                                                     : "job.json names no node in 'nodes'") +
+                          "; nodes taken from nodes/"});
+
+  // Sets, not JobInfo::has_node: a job of 4,096 nodes has 32,768 ranks. One
+  // error per kind of fault, naming the first: a job.json of a million
+  // repeated ranks does not become a million errors.
+  const std::unordered_set<std::string> listed(job.nodes.begin(), job.nodes.end());
+  std::unordered_set<int> seen_ranks;
+  std::size_t without_rank = 0, repeated = 0, outside = 0;
+  std::string first_repeated, first_outside;
+  std::vector<RankInfo> kept;
+  for (auto& r : job.ranks) {
+    std::string name = r.rank < 0 ? std::string("(no number)") : std::to_string(r.rank);
+    if (r.rank < 0) {
+      ++without_rank;
+    } else if (!seen_ranks.insert(r.rank).second) {
+      if (!repeated++) first_repeated = name;
+      continue;
+    }
+    if (!job.nodes.empty() && !r.node.empty() && !listed.count(r.node) && !outside++)
+      first_outside = "rank " + name + " is placed on node " + r.node;
+    kept.push_back(std::move(r));
   }
-  std::stringstream ss;
-  ss << in.rdbuf();
+  job.ranks = std::move(kept);
+  if (repeated)
+    errors.push_back(
+        {"job.json", 0,
+         "rank " + first_repeated + " appears more than once in 'ranks'" +
+             (repeated > 1 ? " (" + count_of(repeated, "repeat", "repeats") + " in all)" : "") +
+             ": the first entry of a rank is used"});
+  if (outside)
+    errors.push_back(
+        {"job.json", 0,
+         first_outside + ", which is not in 'nodes'" +
+             (outside > 1 ? " (" + count_of(outside, "rank", "ranks") + " in all)" : "") +
+             ": events there are not the job's"});
+  if (without_rank)
+    errors.push_back({"job.json", 0,
+                      "'ranks': " + count_of(without_rank, "entry", "entries") +
+                          " without an integer rank (the GPUs listed there belong to no rank)"});
+
+  if (job.start_time && job.end_time && *job.start_time > *job.end_time)
+    errors.push_back({"job.json", 0,
+                      "start_time " + format_time(*job.start_time) + " is after end_time " +
+                          format_time(*job.end_time) +
+                          ": one of them is wrong, so no job window is applied (every event is "
+                          "judged; the times still date yearless timestamps)"});
+}
+
+JobInfo parse_job_json(const std::string& text, std::vector<ErrorItem>& errors) {
+  JobInfo job;
   json j;
   try {
-    j = json::parse(ss.str());
+    j = json::parse(text);
   } catch (const json::exception& e) {  // parse_error, and out_of_range for a number like 1e400
     errors.push_back({"job.json", 0, std::string("malformed job.json: ") + e.what()});
     return job;
@@ -63,9 +118,14 @@ JobInfo read_job_json(const std::filesystem::path& path, std::vector<ErrorItem>&
     job.start_time = time_of(j, "start_time", errors);
     job.end_time = time_of(j, "end_time", errors);
     if (std::string tz = str_of(j, "timezone"); !tz.empty()) job.timezone = tz;
+    std::optional<std::size_t> nodes_listed;
     if (auto it = j.find("nodes"); it != j.end() && it->is_array()) {
+      nodes_listed = it->size();
+      std::unordered_set<std::string> seen;
       for (const auto& n : *it)
-        if (n.is_string()) job.nodes.push_back(n.get<std::string>());
+        if (n.is_string() && !n.get_ref<const std::string&>().empty() &&
+            seen.insert(n.get<std::string>()).second)
+          job.nodes.push_back(n.get<std::string>());
     } else {
       errors.push_back({"job.json", 0, "job.json has no 'nodes' list; nodes taken from nodes/"});
     }
@@ -121,10 +181,40 @@ JobInfo read_job_json(const std::filesystem::path& path, std::vector<ErrorItem>&
         job.coverage.push_back(std::move(cc));
       }
     }
+    check_consistency(job, nodes_listed, errors);
   } catch (const json::exception& e) {
     errors.push_back({"job.json", 0, std::string("unexpected value in job.json: ") + e.what()});
   }
   return job;
+}
+
+}  // namespace
+
+JobInfo read_job_json(const IncidentRoot& incident, std::vector<ErrorItem>& errors) {
+  std::string error, text;
+  UniqueFd fd = incident.open_file("job.json", error);
+  if (!fd || !read_bounded(fd.get(), kMaxJobJsonBytes, text, error)) {
+    errors.push_back(
+        {"job.json", 0, "job.json not read (" + error + "); job window, ranks and GPUs unknown"});
+    return JobInfo();
+  }
+  return parse_job_json(text, errors);
+}
+
+JobInfo read_job_json(const std::filesystem::path& path, std::vector<ErrorItem>& errors) {
+  std::string error;
+  std::filesystem::path dir = path.parent_path();
+  IncidentRoot incident = IncidentRoot::open(dir.empty() ? "." : dir, error);
+  if (!incident.ok()) {
+    errors.push_back(
+        {"job.json", 0, "job.json not read (" + error + "); job window, ranks and GPUs unknown"});
+    return JobInfo();
+  }
+  if (path.filename() != "job.json") {
+    errors.push_back({"job.json", 0, "not named job.json: " + path.string()});
+    return JobInfo();
+  }
+  return read_job_json(incident, errors);
 }
 
 }  // namespace ff

@@ -3,9 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 namespace ff {
 
@@ -111,23 +109,32 @@ MetricsFile parse_metrics_json(const std::string& text, const std::string& rel) 
   return f;
 }
 
+MetricsFile read_metrics_file(const IncidentRoot& incident, const std::string& rel) {
+  std::string error, text;
+  UniqueFd fd = incident.open_file(rel, error);
+  if (!fd || !read_bounded(fd.get(), kMaxMetricsFileBytes, text, error)) {
+    MetricsFile f = named(rel);
+    f.error = error;
+    return f;
+  }
+  return parse_metrics_json(text, rel);
+}
+
 MetricsFile read_metrics_file(const std::filesystem::path& path, const std::string& rel) {
-  std::error_code ec;
-  auto size = std::filesystem::file_size(path, ec);
-  if (!ec && size > kMaxMetricsFileBytes) {
+  // `path` is the incident directory joined with `rel`: the directory is
+  // what remains once rel's components are taken off.
+  std::filesystem::path dir = path;
+  std::filesystem::path rel_path(rel);
+  for (auto it = rel_path.begin(); it != rel_path.end(); ++it) dir = dir.parent_path();
+  if (dir.empty()) dir = ".";
+  std::string error;
+  IncidentRoot incident = IncidentRoot::open(dir, error);
+  if (!incident.ok() || dir / rel_path != path) {
     MetricsFile f = named(rel);
-    f.error = "larger than " + std::to_string(kMaxMetricsFileBytes >> 20) + " MiB: not read";
+    f.error = incident.ok() ? "not inside the incident directory" : error;
     return f;
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    MetricsFile f = named(rel);
-    f.error = "cannot read";
-    return f;
-  }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_metrics_json(ss.str(), rel);
+  return read_metrics_file(incident, rel);
 }
 
 std::string series_text(const MetricSeries& s) {

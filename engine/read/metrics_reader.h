@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "model/time.h"
+#include "read/incident_file.h"
 
 namespace ff {
 
@@ -41,6 +42,10 @@ struct MetricsFile {
 constexpr std::uintmax_t kMaxMetricsFileBytes = 64u << 20;
 
 MetricsFile parse_metrics_json(const std::string& text, const std::string& rel);
+// The metrics file at `rel` in the incident, opened by the incident's rule
+// (read/incident_file.h); what cannot be opened or read is the file's error.
+MetricsFile read_metrics_file(const IncidentRoot& incident, const std::string& rel);
+// The same, for `path` = the incident directory joined with `rel`.
 MetricsFile read_metrics_file(const std::filesystem::path& path, const std::string& rel);
 
 // "metric_name{a="1",b="x"}": the series as PromQL would print it.

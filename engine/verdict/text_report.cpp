@@ -28,6 +28,9 @@ std::string span(const MaybeTime& from, const MaybeTime& to) {
          (to ? format_time(*to) : std::string("?"));
 }
 
+// Text from the incident (file and node names, job.json's fields, log lines)
+// as one line without control characters: a name holding a newline or an
+// escape sequence cannot forge a line of the report or drive the terminal.
 std::string printable(const std::string& s, std::size_t max) {
   std::string out;
   for (unsigned char c : s) {
@@ -48,13 +51,13 @@ std::string diagnosis_to_text(const Diagnosis& d, bool colour) {
   std::string vcol = d.verdict == "attributed"   ? st.red()
                      : d.verdict == "no_failure" ? st.green()
                                                  : st.yellow();
-  o << st.bold() << "job " << d.job_id << (d.cluster.empty() ? "" : " on " + d.cluster)
-    << st.reset() << "  state " << (d.terminal_state.empty() ? "unknown" : d.terminal_state)
-    << "\n";
+  o << st.bold() << "job " << printable(d.job_id, 64)
+    << (d.cluster.empty() ? "" : " on " + printable(d.cluster, 64)) << st.reset() << "  state "
+    << (d.terminal_state.empty() ? "unknown" : printable(d.terminal_state, 64)) << "\n";
   o << vcol << d.verdict << st.reset();
   if (!d.domain.empty())
     o << "  " << d.domain << (d.sub_domain.empty() ? "" : " / " + d.sub_domain);
-  o << "\n" << st.bold() << d.summary << st.reset() << "\n";
+  o << "\n" << st.bold() << printable(d.summary, 400) << st.reset() << "\n";
   o << "action: " << st.bold() << d.recommended_action << st.reset() << "\n";
 
   if (!d.root_causes.empty()) {
@@ -62,8 +65,8 @@ std::string diagnosis_to_text(const Diagnosis& d, bool colour) {
       << st.bold() << (d.verdict == "ambiguous" ? "candidate causes" : "root cause") << st.reset()
       << "\n";
     for (const auto& r : d.root_causes) {
-      o << "  " << (r.node.empty() ? "(job-wide)" : r.node);
-      if (!r.device.empty()) o << " " << r.device;
+      o << "  " << (r.node.empty() ? "(job-wide)" : printable(r.node, 128));
+      if (!r.device.empty()) o << " " << printable(r.device, 64);
       if (r.rank >= 0) o << " rank " << r.rank;
       o << "  " << r.sub_domain << "  at ";
       if (r.earliest && r.latest && *r.earliest != *r.latest)
@@ -73,7 +76,7 @@ std::string diagnosis_to_text(const Diagnosis& d, bool colour) {
       o << "\n    " << printable(r.summary, 200) << "\n";
       if (!r.related_devices.empty()) {
         o << "    same fault on";
-        for (const auto& dev : r.related_devices) o << " " << dev;
+        for (const auto& dev : r.related_devices) o << " " << printable(dev, 64);
         o << "\n";
       }
       if (!r.trusted)
@@ -93,11 +96,11 @@ std::string diagnosis_to_text(const Diagnosis& d, bool colour) {
     for (const auto& e : d.evidence) {
       if (!keep.count(e.id)) continue;
       o << "  [" << e.id << "] " << t(e.time) << (e.time_inferred ? "~" : " ") << " "
-        << (e.node.empty() ? "-" : e.node) << "  " << e.event;
+        << (e.node.empty() ? "-" : printable(e.node, 128)) << "  " << e.event;
       if (e.time_inferred)
         o << st.dim() << "  (between " << span(e.earliest, e.latest) << ")" << st.reset();
       if (!e.trusted) o << st.dim() << "  [user-writable source]" << st.reset();
-      o << "\n      " << st.dim() << e.source << ":" << e.line << st.reset() << "  "
+      o << "\n      " << st.dim() << printable(e.source, 200) << ":" << e.line << st.reset() << "  "
         << printable(e.text, 160) << "\n";
     }
     if (keep.size() < d.evidence.size())
@@ -128,8 +131,9 @@ std::string diagnosis_to_text(const Diagnosis& d, bool colour) {
   if (!gaps.empty()) {
     o << "\n" << st.bold() << "coverage gaps" << st.reset() << "\n";
     for (const auto* c : gaps)
-      o << "  " << (c->node.empty() ? "cluster" : c->node) << " " << c->source << ": " << c->status
-        << " (" << printable(c->detail, 160) << ")\n";
+      o << "  " << (c->node.empty() ? "cluster" : printable(c->node, 128)) << " "
+        << printable(c->source, 128) << ": " << printable(c->status, 32) << " ("
+        << printable(c->detail, 160) << ")\n";
   }
   if (!d.ignored.empty()) {
     std::uint64_t n = 0;
@@ -142,7 +146,7 @@ std::string diagnosis_to_text(const Diagnosis& d, bool colour) {
   if (!d.errors.empty()) {
     o << "\n" << st.bold() << "input problems" << st.reset() << "\n";
     for (const auto& e : d.errors) {
-      o << "  " << e.source;
+      o << "  " << printable(e.source, 200);
       if (e.line) o << ':' << e.line;
       o << ": " << printable(e.message, 200) << "\n";
     }

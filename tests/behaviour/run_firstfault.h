@@ -22,9 +22,12 @@ inline std::string shell_quote(const std::string& s) {
   return q + "'";
 }
 
-inline RunResult run_firstfault(const std::string& args) {
+// `timeout_s` > 0: the run is killed after that many seconds (exit code 137),
+// for input that must not make the engine wait.
+inline RunResult run_firstfault(const std::string& args, int timeout_s = 0) {
   RunResult r;
-  std::string cmd = std::string(FF_BINARY) + " " + args + " 2>/dev/null";
+  std::string cmd = (timeout_s > 0 ? "timeout -s KILL " + std::to_string(timeout_s) + " " : "") +
+                    std::string(FF_BINARY) + " " + args + " 2>/dev/null";
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;
   std::array<char, 65536> buf;

@@ -3,6 +3,7 @@
 #include "read/incident_layout.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -195,6 +196,51 @@ TEST_F(IncidentLayoutTest, EmptyOrMissingDirectoryGivesNoFiles) {
   EXPECT_TRUE(l.node_dirs.empty());
   IncidentLayout missing = list_incident(dir_ / "nope", errors);
   EXPECT_TRUE(missing.files.empty());
+}
+
+// Nothing outside the incident is listed: a link leading out of it (to a file
+// beside it, to /etc), a FIFO, is named in errors and skipped; a node
+// directory linked outside is not a node of the incident.
+TEST_F(IncidentLayoutTest, LinksLeavingTheIncidentAndSpecialFilesAreNamedAndSkipped) {
+  fs::path beside = dir_.string() + "-beside.log";
+  std::ofstream(beside) << "x\n";
+  touch("nodes/n1/syslog");
+  fs::create_symlink("../../../" + beside.filename().string(), dir_ / "nodes/n1/kernel.log");
+  ASSERT_EQ(::mkfifo((dir_ / "nodes/n1/app.log").c_str(), 0600), 0);
+  fs::create_directory_symlink("/etc", dir_ / "nodes/n2");
+  fs::create_directory_symlink("/var/log", dir_ / "cluster");
+  touch("metrics/dcgm.json");
+  fs::create_symlink(beside, dir_ / "metrics/ib.json");
+
+  std::vector<ErrorItem> errors;
+  IncidentLayout l = list_incident(dir_, errors);
+  fs::remove(beside);
+  EXPECT_EQ(rels(l), std::vector<std::string>{"nodes/n1/syslog"});
+  EXPECT_EQ(l.node_dirs, std::vector<std::string>{"n1"});
+  EXPECT_EQ(l.metrics_files, std::vector<std::string>{"metrics/dcgm.json"});
+  std::vector<std::string> said;
+  for (const auto& e : errors) said.push_back(e.source + ": " + e.message);
+  EXPECT_EQ(said,
+            (std::vector<std::string>{
+                "nodes/n1/app.log: a FIFO, not a regular file: not read",
+                "nodes/n1/kernel.log: symbolic link leading outside the incident: not read",
+                "nodes/n2: symbolic link leading outside the incident: node directory not read",
+                "cluster: symbolic link leading outside the incident: not read",
+                "metrics/ib.json: symbolic link leading outside the incident: not read"}));
+}
+
+TEST_F(IncidentLayoutTest, LinksStayingInsideAreListed) {
+  touch("raw/n1-kernel.log");
+  touch("nodes/n1/syslog");
+  fs::create_symlink("../../raw/n1-kernel.log", dir_ / "nodes/n1/kernel.log");
+  fs::create_directory_symlink("n1", dir_ / "nodes/n1-alias");
+  std::vector<ErrorItem> errors;
+  IncidentLayout l = list_incident(dir_, errors);
+  EXPECT_TRUE(errors.empty());
+  EXPECT_EQ(l.node_dirs, (std::vector<std::string>{"n1", "n1-alias"}));
+  EXPECT_EQ(rels(l),
+            (std::vector<std::string>{"nodes/n1/kernel.log", "nodes/n1/syslog",
+                                      "nodes/n1-alias/kernel.log", "nodes/n1-alias/syslog"}));
 }
 
 }  // namespace
