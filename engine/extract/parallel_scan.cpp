@@ -1,7 +1,5 @@
 #include "extract/parallel_scan.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <condition_variable>
 #include <filesystem>
@@ -38,11 +36,8 @@ std::vector<ScanUnit> plan_units(const std::vector<ScanFile>& files, const OpenF
     if (!ec && split_bytes && size > split_bytes) {
       // Only a plain file can be entered in the middle.
       std::string error;
-      int fd = open(files[i].file, error);
-      if (fd >= 0) {
-        if (!is_gzip_file(fd)) ranges = split_ranges(size, split_bytes);
-        ::close(fd);
-      }
+      UniqueFd fd = open(files[i].file, error);
+      if (fd && !is_gzip_file(fd.get())) ranges = split_ranges(size, split_bytes);
     }
     for (const auto& r : ranges) units.push_back({i, r});
   }
@@ -52,15 +47,13 @@ std::vector<ScanUnit> plan_units(const std::vector<ScanFile>& files, const OpenF
 ExtractStats scan_unit(const ScanFile& f, const ScanUnit& u, const EventExtractor& extractor,
                        const OpenFileFn& open, const EventSink& sink) {
   std::string error;
-  int fd = open(f.file, error);
-  if (fd < 0) {
+  UniqueFd fd = open(f.file, error);
+  if (!fd) {
     ExtractStats st;
     st.read.error = error;
     return st;
   }
-  ExtractStats st = extractor.scan_range(f.file, fd, u.range, f.tc, sink);
-  ::close(fd);
-  return st;
+  return extractor.scan_range(f.file, fd.get(), u.range, f.tc, sink);
 }
 
 // Folds the statistics of a file's next range into the file's: counts add

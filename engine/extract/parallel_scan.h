@@ -20,6 +20,7 @@
 #include "extract/timestamp_parser.h"
 #include "read/incident_layout.h"
 #include "read/line_reader.h"
+#include "read/unique_fd.h"
 
 namespace ff {
 
@@ -29,9 +30,9 @@ struct ScanFile {
   TimeContext tc;
 };
 
-// Opens a file of the incident for reading: a descriptor the scanner
-// closes, or -1 with `error` set. Called from the scanning threads.
-using OpenFileFn = std::function<int(const SourceFile& file, std::string& error)>;
+// Opens a file of the incident for reading (an empty UniqueFd, with
+// `error` set, when it cannot be). Called from the scanning threads.
+using OpenFileFn = std::function<UniqueFd(const SourceFile& file, std::string& error)>;
 
 struct ScanOptions {
   unsigned jobs = 1;                                    // threads; 1 scans on the caller's thread

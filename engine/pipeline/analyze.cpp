@@ -1,12 +1,8 @@
 #include "pipeline/analyze.h"
 
-#include <fcntl.h>
 #include <sched.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <map>
 #include <set>
@@ -18,6 +14,7 @@
 #include "extract/timestamp_parser.h"
 #include "filter/event_store.h"
 #include "filter/filter_rule.h"
+#include "read/incident_file.h"
 #include "read/incident_layout.h"
 #include "read/job_reader.h"
 #include "read/metrics_reader.h"
@@ -213,23 +210,6 @@ void build_coverage(const JobInfo& job, const IncidentLayout& layout,
     out.push_back({"slurmctld", "", "missing", 0, "no cluster/slurmctld log in the incident"});
 }
 
-// Log files are opened without blocking (a FIFO in an incident must not
-// hang the analysis) and read only when they are regular files.
-int open_incident_log(const SourceFile& file, std::string& error) {
-  int fd = ::open(file.path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) {
-    error = std::string("cannot open: ") + std::strerror(errno);
-    return -1;
-  }
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    error = "not a regular file: not read";
-    return -1;
-  }
-  return fd;
-}
-
 }  // namespace
 
 unsigned available_cores() {
@@ -244,17 +224,20 @@ AnalyzeResult analyze_incident(const std::filesystem::path& dir, const CompiledR
   AnalyzeResult result;
   Diagnosis& d = result.diagnosis;
   d.engine_version = kEngineVersion;
-  std::error_code ec;
-  if (!std::filesystem::is_directory(dir, ec)) {
+  // Every file is opened through the root, never by a path: nothing
+  // outside the incident directory is reached (read/incident_file.h).
+  std::string root_error;
+  IncidentRoot root = IncidentRoot::open(dir, root_error);
+  if (!root.ok()) {
     result.usable = false;
-    result.problem = "not a directory: " + dir.string();
+    result.problem = root_error;
     return result;
   }
 
   // 1. Read: the job and the list of sources.
   std::vector<ErrorItem>& errors = d.errors;
-  JobInfo job = read_job_json(dir / "job.json", errors);
-  IncidentLayout layout = list_incident(dir, errors);
+  JobInfo job = read_job_json(root, errors);
+  IncidentLayout layout = list_incident(root, errors);
   if (job.nodes.empty()) job.nodes = layout.node_dirs;
   if (job.nodes.empty() && layout.files.empty()) {
     result.usable = false;
@@ -335,8 +318,10 @@ AnalyzeResult analyze_incident(const std::filesystem::path& dir, const CompiledR
                         std::to_string(st.bad_times) +
                             " matched line(s) with an invalid timestamp (kept without time)"});
   };
-  scan_files(scan, extractor, open_incident_log, {options.jobs, options.split_bytes}, on_event,
-             on_file);
+  auto open_log = [&root](const SourceFile& file, std::string& error) {
+    return root.open_file(file.rel, error);
+  };
+  scan_files(scan, extractor, open_log, {options.jobs, options.split_bytes}, on_event, on_file);
 
   // A live kernel source the collector read over a span vouches for that
   // span even where it holds no line: a kernel that logged nothing in the
@@ -354,7 +339,7 @@ AnalyzeResult analyze_incident(const std::filesystem::path& dir, const CompiledR
   // meet the same filter rules as log events.
   std::vector<MetricsTally> metrics;
   for (const auto& rel : layout.metrics_files) {
-    MetricsFile mf = read_metrics_file(dir / rel, rel);
+    MetricsFile mf = read_metrics_file(root, rel);
     MetricsTally t;
     t.rel = rel;
     t.query = mf.query;

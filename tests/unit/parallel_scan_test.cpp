@@ -72,9 +72,9 @@ struct Seen {
   std::vector<std::string> files;   // per file: its statistics
 };
 
-int open_plain(const SourceFile& f, std::string& error) {
-  int fd = ::open(f.path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) error = "cannot open";
+UniqueFd open_plain(const SourceFile& f, std::string& error) {
+  UniqueFd fd(::open(f.path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) error = "cannot open";
   return fd;
 }
 
