@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <sstream>
 #include <string>
@@ -94,25 +95,44 @@ struct Bundle {
   std::string digest;  // of meta and files, as the collector's credential names it
 };
 
-Bundle make_bundle(const Options& o, const nlohmann::json& job, const std::string& node,
-                   bool with_app) {
+// The incident's job.json split by node once: what a node's collector writes is the job-wide
+// part plus that node's own ranks, node_info and coverage entries.
+struct JobByNode {
+  nlohmann::json common;  // without ranks, node_info, coverage
+  std::map<std::string, nlohmann::json> ranks, node_info, coverage;
+};
+
+JobByNode split_job(const nlohmann::json& job) {
+  JobByNode s;
+  s.common = job;
+  s.common.erase("ranks");
+  s.common.erase("node_info");
+  s.common.erase("coverage");
+  for (const auto& r : job.value("ranks", nlohmann::json::array()))
+    s.ranks[r.value("node", "")].push_back(r);
+  if (job.contains("node_info") && job["node_info"].is_object())
+    for (auto it = job["node_info"].begin(); it != job["node_info"].end(); ++it)
+      s.node_info[it.key()][it.key()] = it.value();
+  for (const auto& c : job.value("coverage", nlohmann::json::array()))
+    s.coverage[c.value("node", "")].push_back(c);
+  return s;
+}
+
+nlohmann::json for_node(const std::map<std::string, nlohmann::json>& m, const std::string& node,
+                        nlohmann::json empty) {
+  auto it = m.find(node);
+  return it == m.end() ? empty : it->second;
+}
+
+Bundle make_bundle(const Options& o, const JobByNode& job, const std::string& node, bool with_app) {
   Bundle b;
   b.node = node;
   b.bundle_id = node + "-" + o.job_id + "-epilog-1";
-  nlohmann::json fragment = job;
+  nlohmann::json fragment = job.common;
   fragment["job_id"] = o.job_id;
-  nlohmann::json ranks = nlohmann::json::array();
-  for (const auto& r : job.value("ranks", nlohmann::json::array()))
-    if (r.value("node", "") == node) ranks.push_back(r);
-  fragment["ranks"] = ranks;
-  nlohmann::json info = nlohmann::json::object();
-  if (job.contains("node_info") && job["node_info"].contains(node))
-    info[node] = job["node_info"][node];
-  fragment["node_info"] = info;
-  nlohmann::json coverage = nlohmann::json::array();
-  for (const auto& c : job.value("coverage", nlohmann::json::array()))
-    if (c.value("node", "") == node) coverage.push_back(c);
-  fragment["coverage"] = coverage;
+  fragment["ranks"] = for_node(job.ranks, node, nlohmann::json::array());
+  fragment["node_info"] = for_node(job.node_info, node, nlohmann::json::object());
+  fragment["coverage"] = for_node(job.coverage, node, nlohmann::json::array());
 
   nlohmann::json meta = {{"bundle_id", b.bundle_id},
                          {"job_id", o.job_id},
@@ -157,13 +177,10 @@ int main(int argc, char** argv) {
     if (e.is_directory()) nodes.push_back(e.path().filename().string());
   std::sort(nodes.begin(), nodes.end());
   job["nodes"] = nodes;
+  const JobByNode by_node = split_job(job);
 
-  std::vector<Bundle> bundles;
-  for (std::size_t i = 0; i < nodes.size(); ++i)
-    bundles.push_back(make_bundle(o, job, nodes[i], i == 0));
-  std::size_t total_bytes = 0;
-  for (const auto& b : bundles) total_bytes += b.bytes;
-
+  // Each worker builds the bundle it sends next: what the uploader holds is one bundle per
+  // worker, not the whole job (4,096 nodes' bundles are gigabytes).
   try {  // fail at once, not in a worker thread, when munged does not answer
     ff::munge_credential::encode("firstfault-bench probe");
   } catch (const std::exception& e) {
@@ -172,6 +189,7 @@ int main(int argc, char** argv) {
   }
 
   std::atomic<std::size_t> next{0};
+  std::atomic<std::size_t> total_bytes{0};
   std::atomic<int> rejected{0};
   std::mutex report_mutex;
   auto start = Clock::now();
@@ -182,8 +200,9 @@ int main(int argc, char** argv) {
       httplib::Client client(o.agent);
       client.set_read_timeout(o.timeout_s, 0);
       client.set_write_timeout(o.timeout_s, 0);
-      for (std::size_t i = next++; i < bundles.size(); i = next++) {
-        const Bundle& b = bundles[i];
+      for (std::size_t i = next++; i < nodes.size(); i = next++) {
+        const Bundle b = make_bundle(o, by_node, nodes[i], i == 0);
+        total_bytes += b.bytes;
         httplib::Headers headers = {
             {"X-Firstfault-Munge",
              ff::munge_credential::encode("firstfault-bundle " + o.job_id + " " + b.node + " " +
@@ -225,8 +244,8 @@ int main(int argc, char** argv) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   auto seconds = [](Clock::duration d) { return std::chrono::duration<double>(d).count(); };
-  std::printf("bundles=%zu\nbytes=%zu\nrejected=%d\nupload_s=%.3f\n", bundles.size(), total_bytes,
-              rejected.load(), seconds(last_reply - start));
+  std::printf("bundles=%zu\nbytes=%zu\nrejected=%d\nupload_s=%.3f\n", nodes.size(),
+              total_bytes.load(), rejected.load(), seconds(last_reply - start));
   if (verdict.empty()) {
     std::printf("diagnosis_after_last_upload_s=timeout\n");
     return 1;

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# firstfault benchmark: `firstfault analyze` on one large synthetic incident, side by side with a
-# grep baseline over the same files. A benchmark, not a test: it prints figures and target
-# checks, and exits 0 even when a target is missed. See bench/README.md.
+# firstfault benchmark: `firstfault analyze` on one large synthetic incident, single-threaded and
+# on every core, side by side with grep and cat over the same files; the scaling over --jobs;
+# peak RSS at the full and at a quarter of the log volume. A benchmark, not a test: it prints
+# figures and target checks, and exits 0 even when a target is missed. See bench/README.md.
 #
 #   bench/run.sh [BUILD_DIR=build] [--nodes N] [--lines N] [--seed N] [--runs N] [--keep]
+#                [--no-volume]
 #   (a relative BUILD_DIR is taken relative to the repository root)
 #
 # Environment (optional):
@@ -13,7 +15,7 @@
 set -uo pipefail
 
 usage() {
-  sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
   exit "${1:-0}"
 }
 
@@ -31,6 +33,7 @@ lines=5000000
 seed=1
 runs=3
 keep=0
+volume=1
 positional=0
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -44,6 +47,7 @@ while [ $# -gt 0 ]; do
     --runs) runs=${2:?--runs needs a value}; shift ;;
     --runs=*) runs=${1#*=} ;;
     --keep) keep=1 ;;
+    --no-volume) volume=0 ;;
     -*) echo "bench: unknown option $1" >&2; usage 2 ;;
     *)
       [ $positional -eq 0 ] || { echo "bench: unexpected argument $1" >&2; usage 2; }
@@ -113,53 +117,82 @@ else
     build_note+="; measure a Release build for figures to compare (optimisation differs)"
 fi
 
-# --- incident --------------------------------------------------------------------------------
+# --- incidents -------------------------------------------------------------------------------
+# The full incident, and (unless --no-volume) one with a quarter of the lines over the same
+# nodes: peak RSS must not follow the log volume.
 work=${FF_BENCH_DIR:-${TMPDIR:-/tmp}/firstfault-bench-n$nodes-l$lines-s$seed}
 work_existed=0
 [ -d "$work" ] && work_existed=1
 mkdir -p "$work" || die "cannot create $work"
 work=$(cd "$work" && pwd)
-incident=$work/incident
-stamp=$work/params
 gen_sum=$(cksum <bench/gen_incident.cpp | cut -d' ' -f1)
-want="nodes=$nodes lines=$lines seed=$seed gen_incident.cpp=$gen_sum"
-generated=0
+quarter_lines=$((lines / 4))
+generated=()  # incident names this run generated: deleted at exit unless --keep
 # shellcheck disable=SC2317  # invoked by the EXIT trap
 cleanup() {
   rm -f -- "$work"/m.*
-  # The incident goes only if this run generated it and --keep was not given; a reused one
+  # An incident goes only if this run generated it and --keep was not given; a reused one
   # stays where the earlier --keep run left it.
-  if [ "$keep" -eq 0 ] && [ "$generated" -eq 1 ]; then
-    rm -rf -- "$incident"
-    rm -f -- "$stamp" "$work/gen.log" "$work"/literals.* "$work/diagnosis.json"
+  if [ "$keep" -eq 0 ] && [ ${#generated[@]} -gt 0 ]; then
+    local name
+    for name in "${generated[@]}"; do
+      rm -rf -- "${work:?}/$name"
+      rm -f -- "$work/$name.params" "$work/$name.gen.log"
+    done
+    rm -f -- "$work"/literals.* "$work/diagnosis.json"
     [ "$work_existed" -eq 1 ] || rmdir -- "$work" 2>/dev/null
   fi
 }
 trap cleanup EXIT
 
-if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -f "$incident/job.json" ]; then
-  echo "bench: reusing $incident ($want)" >&2
-  gen_note="reused from an earlier --keep run"
-else
-  generated=1
-  rm -rf -- "$incident"
+# The generator writes about 110 bytes a line; refuse to start what cannot fit.
+need_lines=$lines
+[ $volume -eq 1 ] && need_lines=$((lines + quarter_lines))
+need_mb=$((need_lines * 110 / 1000000 + 64))
+avail_mb=$(df -Pm "$work" | awk 'NR == 2 { print $4 }')
+# prepare_incident NAME LINES: generates $work/NAME unless an earlier --keep run left the same
+# one; sets gen_note.
+prepare_incident() {
+  local name=$1 n_lines=$2 dir=$work/$1 stamp=$work/$1.params want t0
+  want="nodes=$nodes lines=$n_lines seed=$seed gen_incident.cpp=$gen_sum"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -f "$dir/job.json" ]; then
+    echo "bench: reusing $dir ($want)" >&2
+    gen_note="reused from an earlier --keep run"
+    return
+  fi
+  if [ -n "$avail_mb" ] && [ "$avail_mb" -lt "$need_mb" ]; then
+    die "about $need_mb MB needed under $work, $avail_mb MB free (TMPDIR or FF_BENCH_DIR elsewhere?)"
+  fi
+  generated+=("$name")
+  rm -rf -- "$dir"
   rm -f -- "$stamp"
-  echo "bench: generating $incident ($nodes nodes, $lines lines, seed $seed)" >&2
-  t0=$(date +%s.%N)
-  "$gen" "$incident" --nodes "$nodes" --lines "$lines" --seed "$seed" 2>"$work/gen.log" ||
-    { cat "$work/gen.log" >&2; die "generation failed"; }
-  gen_note=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "generated in %.1f s", b - a }')
+  echo "bench: generating $dir ($nodes nodes, $n_lines lines, seed $seed)" >&2
+  t0=$EPOCHREALTIME
+  "$gen" "$dir" --nodes "$nodes" --lines "$n_lines" --seed "$seed" 2>"$work/$name.gen.log" ||
+    { cat "$work/$name.gen.log" >&2; die "generation failed"; }
+  gen_note=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "generated in %.1f s", b - a }')
   echo "$want" >"$stamp"
-  [ $keep -eq 1 ] && echo "bench: --keep: $work stays for the next run" >&2
+}
+prepare_incident incident "$lines"
+incident=$work/incident
+full_note=$gen_note
+planted=$(awk '/root node/ { print $3; exit }' "$work/incident.gen.log" 2>/dev/null)
+if [ $volume -eq 1 ]; then
+  prepare_incident quarter "$quarter_lines"
+  quarter=$work/quarter
 fi
-planted=$(awk '/root node/ { print $3; exit }' "$work/gen.log" 2>/dev/null)
+[ $keep -eq 1 ] && echo "bench: --keep: $work stays for the next run" >&2
 
 # Input size over exactly the files the grep baseline reads. Reading them also warms the page
 # cache, so every measured command starts from the same (warm) state.
 mapfile -d '' files < <(cd "$incident" && find nodes app cluster -type f -print0 | sort -z)
 in_files=${#files[@]}
 read -r in_lines in_bytes < <(cd "$incident" && cat -- "${files[@]}" | wc -lc)
-in_mb=$(awk -v b="$in_bytes" 'BEGIN { printf "%.1f", b / 1e6 }')
+mb() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1e6 }'; }
+if [ $volume -eq 1 ]; then
+  read -r q_lines q_bytes < <(cd "$quarter" && find nodes app cluster -type f -print0 |
+    xargs -0 cat -- | wc -lc)
+fi
 
 # --- literals --------------------------------------------------------------------------------
 lit=$work/literals.txt
@@ -194,21 +227,42 @@ run_timed() {
   fi
 }
 
-analyze_cmd=("$ff" analyze "$incident" --format json)
+# Thread counts: 1, 2, 4, 8, ... below the CPUs this process may use, then that number itself.
+cpus=$(nproc)
+ladder=()
+for ((j = 1; j < cpus; j *= 2)); do ladder+=("$j"); done
+ladder+=("$cpus")
+
+analyze_cmd=("$ff" analyze "$incident" --format json --jobs)
 grep_e_cmd=(env LC_ALL=C grep -r -c -E -f "$ere" nodes app cluster)
 grep_f_cmd=(env LC_ALL=C grep -r -c -F -f "$lit" nodes app cluster)
+cat_cmd=(cat -- "${files[@]}")
 
-# One untimed run of each: the diagnosis to check, and the baseline's matching-line count.
-"${analyze_cmd[@]}" >"$work/diagnosis.json" 2>"$work/m.analyze.err"
+# One untimed run of each: the diagnosis to check (every timed analyze output is compared with
+# it byte for byte), and the baseline's matching-line count.
+"${analyze_cmd[@]}" "$cpus" >"$work/diagnosis.json" 2>"$work/m.analyze.err"
 analyze_rc=$?
 matched=$(cd "$incident" && "${grep_e_cmd[@]}" | awk -F: '{ s += $NF } END { print s + 0 }')
 
-rm -f "$work"/m.analyze "$work"/m.grep_e "$work"/m.grep_f
+compared=0
+differ=0
+differ_jobs=""
 for ((i = 1; i <= runs; i++)); do
   echo "bench: run $i/$runs" >&2
-  run_timed "$work/m.analyze" /dev/null "${analyze_cmd[@]}"
+  for j in "${ladder[@]}"; do
+    run_timed "$work/m.analyze.j$j" "$work/m.out" "${analyze_cmd[@]}" "$j"
+    compared=$((compared + 1))
+    if ! cmp -s "$work/m.out" "$work/diagnosis.json"; then
+      differ=$((differ + 1))
+      case " $differ_jobs " in *" $j "*) ;; *) differ_jobs+=" $j" ;; esac
+    fi
+  done
+  if [ $volume -eq 1 ]; then
+    run_timed "$work/m.quarter" /dev/null "$ff" analyze "$quarter" --format json --jobs "$cpus"
+  fi
   (cd "$incident" && run_timed "$work/m.grep_e" "$work/m.stdout" "${grep_e_cmd[@]}")
   (cd "$incident" && run_timed "$work/m.grep_f" "$work/m.stdout" "${grep_f_cmd[@]}")
+  (cd "$incident" && run_timed "$work/m.cat" /dev/null "${cat_cmd[@]}")
 done
 
 # median FILE COLUMN (1 = wall, 2 = rss); "-" when not measured.
@@ -220,12 +274,15 @@ rcs() { awk '{ print $3 }' "$1" | sort -u | paste -sd, -; }
 mib() { awk -v k="$1" 'BEGIN { if (k == "-") print "-"; else printf "%.1f", k / 1024 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; else print "n/a" }'; }
 
-a_wall=$(median "$work/m.analyze" 1)
-a_rss=$(median "$work/m.analyze" 2)
+one_wall=$(median "$work/m.analyze.j1" 1)
+all_wall=$(median "$work/m.analyze.j$cpus" 1)
+all_rss=$(median "$work/m.analyze.j$cpus" 2)
+max_rss=-
+for j in "${ladder[@]}"; do
+  r=$(median "$work/m.analyze.j$j" 2)
+  [ "$r" = - ] || max_rss=$(awk -v a="$max_rss" -v b="$r" 'BEGIN { print (a == "-" || b > a) ? b : a }')
+done
 e_wall=$(median "$work/m.grep_e" 1)
-e_rss=$(median "$work/m.grep_e" 2)
-f_wall=$(median "$work/m.grep_f" 1)
-f_rss=$(median "$work/m.grep_f" 2)
 
 # --- diagnosis check -------------------------------------------------------------------------
 named=""
@@ -250,35 +307,70 @@ else
 fi
 
 # --- report ----------------------------------------------------------------------------------
+# "Flat in log volume": four times the lines over the same nodes may cost at most this factor
+# in peak RSS (what stays is the per-node, per-rank and per-rule state, not the lines).
+flat_factor=1.25
 pass() { case "$1" in 1) echo "PASS" ;; -) echo "n/a (not measured)" ;; *) echo "MISS" ;; esac; }
-ratio_ok=$(awk -v a="$a_wall" -v b="$e_wall" 'BEGIN { print (b > 0 && a / b <= 1.5) ? 1 : 0 }')
-rss_ok=$(awk -v k="$a_rss" 'BEGIN { print (k == "-") ? "-" : (k < 256 * 1024) ? 1 : 0 }')
+ratio_ok=$(awk -v a="$all_wall" -v b="$e_wall" 'BEGIN { print (b > 0 && a / b <= 1.0) ? 1 : 0 }')
+rss_ok=$(awk -v k="$max_rss" 'BEGIN { print (k == "-") ? "-" : (k <= 256 * 1024) ? 1 : 0 }')
 root_ok=0
 case ",$named," in *",$planted,"*) [ -n "$planted" ] && root_ok=1 ;; esac
+same_ok=$([ $differ -eq 0 ] && [ $analyze_rc -eq 0 ] && echo 1 || echo 0)
+
+row() { printf '  %-46s %10s %14s %12s %6s\n' "$@"; }
+timing_row() {  # LABEL FILE
+  row "$1" "$(median "$2" 1)" "$(mib "$(median "$2" 2)")" \
+    "$(ratio "$(median "$2" 1)" "$e_wall")" "$(rcs "$2")"
+}
 
 echo
-echo "firstfault benchmark ($(date -u +%Y-%m-%dT%H:%M:%SZ), $(uname -n), $(nproc) CPUs)"
+echo "firstfault benchmark ($(date -u +%Y-%m-%dT%H:%M:%SZ), $(uname -n), $cpus CPUs, load $(cut -d' ' -f1-3 /proc/loadavg))"
 printf '  input      %s files, %s lines, %s MB under nodes/ app/ cluster/ (+ job.json)\n' \
-  "$in_files" "$in_lines" "$in_mb"
-printf '  incident   %s  (%s nodes, seed %s, %s)\n' "$incident" "$nodes" "$seed" "$gen_note"
+  "$in_files" "$in_lines" "$(mb "$in_bytes")"
+printf '  incident   %s  (%s nodes, seed %s, %s)\n' "$incident" "$nodes" "$seed" "$full_note"
 printf '  binary     %s\n' "$build_note"
 printf '  literals   %s from "firstfault rules literals"; grep -E matches %s lines\n' "$n_lit" "$matched"
 printf '  timing     median of %s runs, warm page cache, %s\n' "$runs" \
   "$([ -n "$timer" ] && echo '/usr/bin/time -f "%e %M"' || echo 'bash time (no RSS)')"
 echo
-printf '  %-44s %10s %14s %12s %6s\n' "command" "wall s" "peak RSS MiB" "vs grep -E" "exit"
-printf '  %-44s %10s %14s %12s %6s\n' "firstfault analyze DIR --format json" "$a_wall" \
-  "$(mib "$a_rss")" "$(ratio "$a_wall" "$e_wall")" "$(rcs "$work/m.analyze")"
-printf '  %-44s %10s %14s %12s %6s\n' "grep -r -c -E -f literals.ere (baseline)" "$e_wall" \
-  "$(mib "$e_rss")" "1.00x" "$(rcs "$work/m.grep_e")"
-printf '  %-44s %10s %14s %12s %6s\n' "grep -r -c -F -f literals.txt" "$f_wall" \
-  "$(mib "$f_rss")" "$(ratio "$f_wall" "$e_wall")" "$(rcs "$work/m.grep_f")"
+row "command" "wall s" "peak RSS MiB" "vs grep -E" "exit"
+[ "$cpus" -gt 1 ] && timing_row "firstfault analyze DIR --jobs 1" "$work/m.analyze.j1"
+timing_row "firstfault analyze DIR --jobs $cpus (all CPUs)" "$work/m.analyze.j$cpus"
+timing_row "grep -r -c -E -f literals.ere (baseline)" "$work/m.grep_e"
+timing_row "grep -r -c -F -f literals.txt" "$work/m.grep_f"
+timing_row "cat FILES > /dev/null" "$work/m.cat"
 echo
-printf '  target  analyze <= 1.5x grep -E wall    %s (%s)\n' "$(pass "$ratio_ok")" \
-  "$(ratio "$a_wall" "$e_wall")"
-printf '  target  analyze peak RSS < 256 MiB     %s (%s MiB)\n' "$(pass "$rss_ok")" "$(mib "$a_rss")"
-printf '  check   root_causes[].node = planted   %s (named: %s; planted: %s; verdict: %s; exit %s)\n' \
-  "$(pass "$root_ok")" "$named" "${planted:-?}" "${verdict:-?}" "$analyze_rc"
+printf '  %-10s %8s %10s %10s %14s\n' "scaling" "--jobs" "wall s" "speed-up" "peak RSS MiB"
+for j in "${ladder[@]}"; do
+  w=$(median "$work/m.analyze.j$j" 1)
+  printf '  %-10s %8s %10s %10s %14s\n' "" "$j" "$w" "$(ratio "$one_wall" "$w")" \
+    "$(mib "$(median "$work/m.analyze.j$j" 2)")"
+done
+if [ $volume -eq 1 ]; then
+  q_rss=$(median "$work/m.quarter" 2)
+  printf '\n  %-10s %14s %10s %10s %14s\n' "volume" "lines" "MB" "wall s" "peak RSS MiB"
+  printf '  %-10s %14s %10s %10s %14s\n' "" "$in_lines" "$(mb "$in_bytes")" "$all_wall" "$(mib "$all_rss")"
+  printf '  %-10s %14s %10s %10s %14s\n' "" "$q_lines" "$(mb "$q_bytes")" \
+    "$(median "$work/m.quarter" 1)" "$(mib "$q_rss")"
+  printf '  %-10s (analyze --jobs %s; the same %s nodes, %s: a quarter of the lines)\n' "" \
+    "$cpus" "$nodes" "$quarter"
+  flat_ok=$(awk -v a="$all_rss" -v b="$q_rss" -v f="$flat_factor" \
+    'BEGIN { print (a == "-" || b == "-") ? "-" : (a <= f * b) ? 1 : 0 }')
+fi
+echo
+verdict_line() { printf '  %-7s %-46s %s (%s)\n' "$@"; }  # KIND LABEL RESULT DETAIL
+verdict_line target "analyze --jobs $cpus <= 1.0x grep -E wall" "$(pass "$ratio_ok")" \
+  "$(ratio "$all_wall" "$e_wall")"
+verdict_line target "analyze peak RSS <= 256 MiB, every --jobs" "$(pass "$rss_ok")" \
+  "max $(mib "$max_rss") MiB"
+if [ $volume -eq 1 ]; then
+  verdict_line target "peak RSS flat in log volume (<= ${flat_factor}x)" "$(pass "$flat_ok")" \
+    "$(mib "$all_rss") MiB / $(mib "$q_rss") MiB = $(ratio "$all_rss" "$q_rss") for $(ratio "$in_lines" "$q_lines") the lines"
+fi
+verdict_line check "same diagnosis for --jobs $(echo "${ladder[*]}" | tr ' ' ,)" "$(pass "$same_ok")" \
+  "cmp: $differ of $compared outputs differ${differ_jobs:+, at --jobs$differ_jobs}"
+verdict_line check "root_causes[].node = planted" "$(pass "$root_ok")" \
+  "named: $named; planted: ${planted:-?}; verdict: ${verdict:-?}; exit $analyze_rc"
 if [ -s "$work/m.analyze.err" ] && [ "$root_ok" != 1 ]; then
   echo "  firstfault stderr (first lines):"
   head -n 5 "$work/m.analyze.err" | sed 's/^/    /'

@@ -99,12 +99,9 @@ Reply BundleReceiver::receive(const AuthDecision& writer, const std::string& met
   std::error_code ec;
   if (fs::exists(final_dir, ec)) return record_bundle();
 
-  std::uint64_t job_lines = weight.lines;
-  std::uint64_t job_bytes = weight.bytes;
-  for (const auto& b : store_.bundles(key.job_id, key.attempt)) {
-    job_lines += static_cast<std::uint64_t>(std::max<std::int64_t>(b.lines, 0));
-    job_bytes += static_cast<std::uint64_t>(std::max<std::int64_t>(b.bytes, 0));
-  }
+  BundleTotals stored_totals = store_.bundle_totals(key.job_id, key.attempt);
+  std::uint64_t job_lines = weight.lines + stored_totals.lines;
+  std::uint64_t job_bytes = weight.bytes + stored_totals.bytes;
   if (job_lines > limits_.max_lines_per_job)
     return error(413, "job " + key.str() + " would hold " + std::to_string(job_lines) +
                           " lines, more than max_lines_per_job (" +

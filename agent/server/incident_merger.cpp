@@ -162,64 +162,60 @@ std::vector<BundleRecord> merge_order(std::vector<BundleRecord> bundles) {
   return bundles;
 }
 
-json merge_job_json(const JobKey& key, const std::vector<BundleRecord>& bundles,
-                    const std::vector<json>& fragments, const MergeFacts& facts) {
-  static const std::set<std::string> kMerged = {"nodes",      "ranks",    "node_info", "coverage",
-                                                "start_time", "end_time", "state",     "exit_code",
-                                                "job_id",     "attempt"};
-  json job = json::object();
-  std::set<std::string, decltype(&node_name_less)> nodes(&node_name_less);
-  std::map<long long, json> ranks;
-  json node_info = json::object();
-  // (node, collector) → the entries of the last bundle that had any; a
-  // node's own entries come from its winning bundle. A bundle may hold
+namespace {
+const std::set<std::string> kMerged = {"nodes",    "ranks", "node_info", "coverage", "start_time",
+                                       "end_time", "state", "exit_code", "job_id",   "attempt"};
+}  // namespace
+
+JobJsonMerge::JobJsonMerge(const std::vector<BundleRecord>& bundles) : bundles_(bundles) {
+  for (std::size_t i = 0; i < bundles_.size(); ++i) winner_[bundles_[i].node] = i;
+}
+
+void JobJsonMerge::add(std::size_t i, const json& f) {
+  if (i >= bundles_.size() || !f.is_object()) return;
+  for (auto it = f.begin(); it != f.end(); ++it)
+    if (!kMerged.count(it.key())) job_[it.key()] = it.value();
+  if (auto it = f.find("nodes"); it != f.end() && it->is_array() && *it != last_nodes_) {
+    for (const auto& n : *it)
+      if (n.is_string()) nodes_.insert(n.get<std::string>());
+    last_nodes_ = *it;
+  }
+  if (auto it = f.find("ranks"); it != f.end() && it->is_array())
+    for (const auto& r : *it)
+      if (r.is_object() && r.contains("rank") && r["rank"].is_number_integer())
+        ranks_[r["rank"].get<long long>()] = r;
+  if (auto it = f.find("node_info"); it != f.end() && it->is_object())
+    for (auto n = it->begin(); n != it->end(); ++n) {
+      node_info_[n.key()] = n.value();
+      // A node's own winning bundle has the last word on its node_info.
+      if (auto w = winner_.find(n.key()); w != winner_.end() && w->second == i)
+        own_node_info_[n.key()] = n.value();
+    }
+  // A node's own entries come from its winning bundle. A bundle may hold
   // several entries of one collector (the job's stdout and its stderr): all
   // are kept, so an output refused beside one read is still said.
-  std::map<std::pair<std::string, std::string>, std::pair<std::size_t, std::vector<json>>> coverage;
-  std::map<std::string, std::size_t> winner;  // node → index of its winning bundle
-  for (std::size_t i = 0; i < bundles.size(); ++i) winner[bundles[i].node] = i;
-  std::string start_time, end_time, state, exit_code;
+  if (auto it = f.find("coverage"); it != f.end() && it->is_array())
+    for (const auto& c : *it) {
+      if (!c.is_object()) continue;
+      std::string node = str_field(c, "node");
+      auto w = winner_.find(node);
+      if (w != winner_.end() && w->second != i) continue;
+      auto& [from, entries] = coverage_[{node, str_field(c, "collector")}];
+      if (from != i) entries.clear();
+      from = i;
+      entries.push_back(c);
+    }
+  std::string s = str_field(f, "start_time");
+  if (!s.empty() && (start_time_.empty() || s < start_time_)) start_time_ = s;
+  std::string e = str_field(f, "end_time");
+  if (!e.empty() && e > end_time_) end_time_ = e;
+  if (!str_field(f, "state").empty()) state_ = str_field(f, "state");
+  if (!str_field(f, "exit_code").empty()) exit_code_ = str_field(f, "exit_code");
+}
 
-  for (std::size_t i = 0; i < fragments.size() && i < bundles.size(); ++i) {
-    const json& f = fragments[i];
-    if (!f.is_object()) continue;
-    for (auto it = f.begin(); it != f.end(); ++it)
-      if (!kMerged.count(it.key())) job[it.key()] = it.value();
-    if (auto it = f.find("nodes"); it != f.end() && it->is_array())
-      for (const auto& n : *it)
-        if (n.is_string()) nodes.insert(n.get<std::string>());
-    if (auto it = f.find("ranks"); it != f.end() && it->is_array())
-      for (const auto& r : *it)
-        if (r.is_object() && r.contains("rank") && r["rank"].is_number_integer())
-          ranks[r["rank"].get<long long>()] = r;
-    if (auto it = f.find("node_info"); it != f.end() && it->is_object())
-      for (auto n = it->begin(); n != it->end(); ++n) node_info[n.key()] = n.value();
-    if (auto it = f.find("coverage"); it != f.end() && it->is_array())
-      for (const auto& c : *it) {
-        if (!c.is_object()) continue;
-        std::string node = str_field(c, "node");
-        auto w = winner.find(node);
-        if (w != winner.end() && w->second != i) continue;
-        auto& [from, entries] = coverage[{node, str_field(c, "collector")}];
-        if (from != i) entries.clear();
-        from = i;
-        entries.push_back(c);
-      }
-    std::string s = str_field(f, "start_time");
-    if (!s.empty() && (start_time.empty() || s < start_time)) start_time = s;
-    std::string e = str_field(f, "end_time");
-    if (!e.empty() && e > end_time) end_time = e;
-    if (!str_field(f, "state").empty()) state = str_field(f, "state");
-    if (!str_field(f, "exit_code").empty()) exit_code = str_field(f, "exit_code");
-  }
-
-  // A node's own winning bundle has the last word on its node_info.
-  for (const auto& [node, i] : winner) {
-    if (i >= fragments.size() || !fragments[i].is_object()) continue;
-    auto info = fragments[i].find("node_info");
-    if (info != fragments[i].end() && info->is_object() && info->contains(node))
-      node_info[node] = (*info)[node];
-  }
+json JobJsonMerge::finish(const JobKey& key, const MergeFacts& facts) {
+  json job = std::move(job_);
+  for (auto& [node, info] : own_node_info_) node_info_[node] = std::move(info);
 
   if (!job.contains("schema")) job["schema"] = "firstfault.incident/v1";
   job["job_id"] = key.job_id;
@@ -228,22 +224,30 @@ json merge_job_json(const JobKey& key, const std::vector<BundleRecord>& bundles,
   if (slurm && !slurm->nodes.empty()) {
     job["nodes"] = slurm->nodes;
   } else {
-    for (const auto& b : bundles) nodes.insert(b.node);
-    job["nodes"] = std::vector<std::string>(nodes.begin(), nodes.end());
+    for (const auto& b : bundles_) nodes_.insert(b.node);
+    std::vector<std::string> nodes(nodes_.begin(), nodes_.end());
+    std::sort(nodes.begin(), nodes.end(), node_name_less);
+    job["nodes"] = std::move(nodes);
   }
   json rank_list = json::array();
-  for (auto& [_, r] : ranks) rank_list.push_back(r);
-  job["ranks"] = rank_list;
-  job["node_info"] = node_info;
-  json coverage_list = json::array();
-  for (auto& [_, from_entries] : coverage)
-    for (auto& c : from_entries.second) coverage_list.push_back(c);
-  std::stable_sort(coverage_list.begin(), coverage_list.end(), [](const json& a, const json& b) {
-    return std::make_tuple(str_field(a, "node"), str_field(a, "collector"), a.dump()) <
-           std::make_tuple(str_field(b, "node"), str_field(b, "collector"), b.dump());
+  for (auto& [_, r] : ranks_) rank_list.push_back(std::move(r));
+  job["ranks"] = std::move(rank_list);
+  job["node_info"] = std::move(node_info_);
+  // Sorted by (node, collector, text); the text of each entry is made once.
+  std::vector<std::tuple<std::string, std::string, std::string, json>> keyed;
+  for (auto& [_, from_entries] : coverage_)
+    for (auto& c : from_entries.second)
+      keyed.emplace_back(str_field(c, "node"), str_field(c, "collector"), c.dump(), std::move(c));
+  std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {
+    return std::tie(std::get<0>(a), std::get<1>(a), std::get<2>(a)) <
+           std::tie(std::get<0>(b), std::get<1>(b), std::get<2>(b));
   });
-  job["coverage"] = coverage_list;
+  json coverage_list = json::array();
+  for (auto& k : keyed) coverage_list.push_back(std::move(std::get<3>(k)));
+  job["coverage"] = std::move(coverage_list);
 
+  std::string start_time = start_time_, end_time = end_time_, state = state_,
+              exit_code = exit_code_;
   bool ended = slurm && !slurm->running() && !slurm->state.empty();
   if (slurm && !slurm->start_time.empty() && (start_time.empty() || slurm->start_time < start_time))
     start_time = slurm->start_time;
@@ -271,17 +275,18 @@ MergeResult rebuild_incident(const StateLayout& layout, const JobKey& key,
     return p.is_absolute() ? p : layout.root() / p;
   };
 
-  std::vector<json> fragments;
-  for (const auto& b : bundles) {
-    fs::path p = bundle_dir(b) / "job.json";
-    json f = json::parse(read_text(p), nullptr, false);
+  // One fragment parsed at a time (see JobJsonMerge).
+  JobJsonMerge merge(bundles);
+  for (std::size_t i = 0; i < bundles.size(); ++i) {
+    const BundleRecord& b = bundles[i];
+    json f = json::parse(read_text(bundle_dir(b) / "job.json"), nullptr, false);
     if (f.is_discarded() || !f.is_object()) {
       result.problems.push_back("bundle " + b.bundle_id + ": job.json unreadable");
-      f = json::object();
+      continue;
     }
-    fragments.push_back(std::move(f));
+    merge.add(i, f);
   }
-  result.job = merge_job_json(key, bundles, fragments, facts);
+  result.job = merge.finish(key, facts);
 
   fs::path fresh = layout.job(key) / "incident.new";
   std::error_code ec;

@@ -9,7 +9,9 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -38,11 +40,33 @@ struct MergeResult {
 // Bundles in the order the merge applies them, weakest first.
 std::vector<BundleRecord> merge_order(std::vector<BundleRecord> bundles);
 
-// The merged job.json from fragments given in merge order (fragment i
-// belongs to bundles[i]).
-nlohmann::json merge_job_json(const JobKey& key, const std::vector<BundleRecord>& bundles,
-                              const std::vector<nlohmann::json>& fragments,
-                              const MergeFacts& facts);
+// The merged job.json, folded from the bundles' fragments one at a time in
+// merge order, so that only the merged result is held and never every
+// fragment at once: each of a job's N nodes sends a fragment naming all N
+// nodes, and N fragments held together would be N^2 names (gigabytes at
+// 4,096 nodes).
+class JobJsonMerge {
+ public:
+  // `bundles` in merge order; must outlive this object.
+  explicit JobJsonMerge(const std::vector<BundleRecord>& bundles);
+  // The fragment of bundles[i]; i only increases from one call to the next.
+  void add(std::size_t i, const nlohmann::json& fragment);
+  nlohmann::json finish(const JobKey& key, const MergeFacts& facts);
+
+ private:
+  const std::vector<BundleRecord>& bundles_;
+  nlohmann::json job_ = nlohmann::json::object();
+  std::set<std::string> nodes_;  // plain order; node order is applied once, in finish()
+  nlohmann::json last_nodes_;    // the previous fragment's `nodes`: most are the same list
+  std::map<long long, nlohmann::json> ranks_;
+  nlohmann::json node_info_ = nlohmann::json::object();
+  std::map<std::string, nlohmann::json> own_node_info_;  // node → from its winning bundle
+  // (node, collector) → the entries of the last bundle that had any.
+  std::map<std::pair<std::string, std::string>, std::pair<std::size_t, std::vector<nlohmann::json>>>
+      coverage_;
+  std::map<std::string, std::size_t> winner_;  // node → index of its winning bundle
+  std::string start_time_, end_time_, state_, exit_code_;
+};
 
 // Writes the merged incident to `layout.incident(key)`, replacing the old
 // one in one rename. The caller holds the job's lock.

@@ -67,6 +67,12 @@ struct BundleRecord {
   std::int64_t received_at = 0;  // unix seconds (agent bookkeeping, not the engine)
 };
 
+struct BundleTotals {
+  std::uint64_t bundles = 0;
+  std::uint64_t bytes = 0;
+  std::uint64_t lines = 0;
+};
+
 // One stored engine pass.
 struct PassRecord {
   std::int64_t id = 0;
@@ -150,6 +156,10 @@ class DiagnosisStore {
   // already stored: uploads are retried, rows are never duplicated.
   virtual bool add_bundle(const BundleRecord& bundle) = 0;
   virtual std::vector<BundleRecord> bundles(const std::string& job_id, int attempt) = 0;
+  // What a job attempt's stored bundles add up to (a negative count as 0):
+  // asked on every upload, so it is one aggregate query, not the listing
+  // above (4,096 uploads of one job would read 4,096 x 4,096 / 2 rows).
+  virtual BundleTotals bundle_totals(const std::string& job_id, int attempt) = 0;
 
   // Stores one pass in one transaction: the diagnoses row and its root_causes,
   // symptoms, evidence and coverage rows taken from `diagnosis`. Returns the

@@ -235,6 +235,21 @@ class SqliteDiagnosisStore final : public DiagnosisStore {
     return out;
   }
 
+  BundleTotals bundle_totals(const std::string& job_id, int attempt) override {
+    ReadAccess r = reading();
+    auto st = r.db.cached(
+        "SELECT count(*), coalesce(sum(max(bytes, 0)), 0), coalesce(sum(max(lines, 0)), 0) "
+        "FROM bundles WHERE job_id = ?1 AND attempt = ?2");
+    st->bind(1, job_id).bind(2, attempt);
+    BundleTotals t;
+    if (st->step()) {
+      t.bundles = static_cast<std::uint64_t>(st->column_int(0));
+      t.bytes = static_cast<std::uint64_t>(st->column_int(1));
+      t.lines = static_cast<std::uint64_t>(st->column_int(2));
+    }
+    return t;
+  }
+
   PassRecord add_pass(const std::string& job_id, int attempt, const std::string& trigger,
                       const json& diagnosis, std::int64_t created_at) override {
     // The engine's key order is lost in nlohmann::json; add_pass_text keeps it.

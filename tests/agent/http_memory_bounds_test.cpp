@@ -12,18 +12,7 @@
 #include <cstdlib>
 
 #include "agent_process.h"
-
-// gcc says so with a macro, clang with __has_feature.
-#if defined(__SANITIZE_ADDRESS__)
-#define FF_UNDER_ADDRESS_SANITIZER 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define FF_UNDER_ADDRESS_SANITIZER 1
-#endif
-#endif
-#ifndef FF_UNDER_ADDRESS_SANITIZER
-#define FF_UNDER_ADDRESS_SANITIZER 0
-#endif
+#include "process_memory.h"
 
 namespace {
 

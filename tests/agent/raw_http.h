@@ -24,6 +24,8 @@
 #include <thread>
 #include <vector>
 
+#include "process_memory.h"
+
 namespace fftest {
 
 // A connection to 127.0.0.1:`port` from `from` (any 127/8 address: each is
@@ -163,15 +165,6 @@ class RawConnection {
   std::string received_;
   bool eof_ = false;
 };
-
-// A process's peak resident set (VmHWM), in KiB; -1 when unknown.
-inline long peak_rss_kib(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
-  return -1;
-}
 
 // The server-side sockets of connections to `port` in `pid`, by fd: the
 // inodes /proc/net/tcp lists as established on that local port.

@@ -17,6 +17,7 @@
 
 #include "growing_file.h"
 #include "open_watch.h"
+#include "process_memory.h"
 #include "server/incident_merger.h"
 
 namespace {
@@ -120,6 +121,46 @@ TEST_F(MergerTest, WinnersAndUnions) {
   EXPECT_EQ(job["job_id"], "12");
   EXPECT_EQ(job["attempt"], 0);
   EXPECT_TRUE(r.problems.empty());
+}
+
+// Each node of a job sends a fragment that names every node of the job: N
+// fragments held at once would be N^2 names (gigabytes at 4,096 nodes). The
+// merge folds one fragment at a time, so its memory follows N.
+TEST_F(MergerTest, FragmentsNamingEveryNodeAreFoldedOneAtATime) {
+  constexpr int kNodes = 2048;
+  std::vector<std::string> names;
+  for (int i = kNodes; i >= 1; --i) names.push_back("gpu-" + std::to_string(i));
+  std::vector<BundleRecord> bundles;
+  for (int i = 0; i < kNodes; ++i) {
+    const std::string& node = names[static_cast<std::size_t>(i)];
+    json fragment = {{"job_id", "12"},
+                     {"nodes", names},
+                     {"ranks", {{{"rank", i}, {"node", node}, {"gpus", {"00000000:5D:00.0"}}}}},
+                     {"node_info", {{node, {{"boot_time", "2026-11-01T00:00:00Z"}}}}},
+                     {"coverage", {{{"collector", "kernel"}, {"node", node}, {"status", "ok"}}}}};
+    bundles.push_back(bundle(node, "epilog", 1000 + i, fragment, node + " kernel\n"));
+  }
+  StateLayout layout(root_);
+  ASSERT_TRUE(fftest::reset_peak_rss());
+  long before = fftest::peak_rss_kib(getpid());
+  MergeResult r = rebuild_incident(layout, key_, bundles, {});
+  long grown_kib = fftest::peak_rss_kib(getpid()) - before;
+
+  EXPECT_TRUE(r.problems.empty());
+  json job = json::parse(read_file(layout.incident(key_) / "job.json"));
+  ASSERT_EQ(job["nodes"].size(), static_cast<std::size_t>(kNodes));
+  EXPECT_EQ(job["nodes"][0], "gpu-1");
+  EXPECT_EQ(job["nodes"][9], "gpu-10");  // node order
+  EXPECT_EQ(job["nodes"][kNodes - 1], "gpu-2048");
+  EXPECT_EQ(job["ranks"].size(), static_cast<std::size_t>(kNodes));
+  EXPECT_EQ(job["node_info"].size(), static_cast<std::size_t>(kNodes));
+  EXPECT_EQ(job["coverage"].size(), static_cast<std::size_t>(kNodes));
+  EXPECT_EQ(read_file(layout.incident(key_) / "nodes/gpu-77/kernel"), "gpu-77 kernel\n");
+  // All fragments at once hold 2048^2 names: about 256 MiB. One at a time:
+  // the merged job.json and one fragment, a few MiB.
+  if (!FF_UNDER_ADDRESS_SANITIZER) {
+    EXPECT_LT(grown_kib, 48 * 1024);
+  }
 }
 
 // A stored bundle whose node is not a node name (the upload refuses one; a
