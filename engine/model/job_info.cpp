@@ -20,12 +20,38 @@ MaybeTime JobInfo::window_end() const {
   return window_inverted(*this) ? std::nullopt : end_time;
 }
 
+void JobInfo::build_index() {
+  Index ix;
+  ix.nodes_size = nodes.size();
+  ix.ranks_size = ranks.size();
+  ix.nodes.insert(nodes.begin(), nodes.end());
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    const RankInfo& r = ranks[i];
+    ix.by_rank.emplace(r.rank, i);
+    ix.by_local.emplace(std::make_pair(r.node, r.local_rank), i);
+    for (const auto& g : r.gpus) ix.by_gpu.emplace(std::make_pair(r.node, g), i);
+    if (!r.gpus.empty()) ix.nodes_with_gpus.insert(r.node);
+  }
+  index_ = std::move(ix);
+}
+
+const JobInfo::Index* JobInfo::index() const {
+  if (!index_ || index_->nodes_size != nodes.size() || index_->ranks_size != ranks.size())
+    return nullptr;
+  return &*index_;
+}
+
 bool JobInfo::has_node(const std::string& n) const {
+  if (const Index* ix = index()) return ix->nodes.count(n) > 0;
   return std::find(nodes.begin(), nodes.end(), n) != nodes.end();
 }
 
 int JobInfo::rank_for_gpu(const std::string& node, const std::string& pci) const {
   if (pci.empty()) return -1;
+  if (const Index* ix = index()) {
+    auto it = ix->by_gpu.find({node, pci});
+    return it == ix->by_gpu.end() ? -1 : ranks[it->second].rank;
+  }
   for (const auto& r : ranks)
     if (r.node == node && std::find(r.gpus.begin(), r.gpus.end(), pci) != r.gpus.end())
       return r.rank;
@@ -33,12 +59,20 @@ int JobInfo::rank_for_gpu(const std::string& node, const std::string& pci) const
 }
 
 int JobInfo::rank_for_local(const std::string& node, int local_rank) const {
+  if (const Index* ix = index()) {
+    auto it = ix->by_local.find({node, local_rank});
+    return it == ix->by_local.end() ? -1 : ranks[it->second].rank;
+  }
   for (const auto& r : ranks)
     if (r.node == node && r.local_rank == local_rank) return r.rank;
   return -1;
 }
 
 const RankInfo* JobInfo::rank_info(int rank) const {
+  if (const Index* ix = index()) {
+    auto it = ix->by_rank.find(rank);
+    return it == ix->by_rank.end() ? nullptr : &ranks[it->second];
+  }
   for (const auto& r : ranks)
     if (r.rank == rank) return &r;
   return nullptr;
@@ -61,6 +95,7 @@ std::string JobInfo::gpu_uuid(const std::string& node, const std::string& pci) c
 }
 
 bool JobInfo::knows_gpus_of(const std::string& node) const {
+  if (const Index* ix = index()) return ix->nodes_with_gpus.count(node) > 0;
   for (const auto& r : ranks)
     if (r.node == node && !r.gpus.empty()) return true;
   return false;

@@ -3,6 +3,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,11 @@ struct JobInfo {
   MaybeTime window_start() const;
   MaybeTime window_end() const;
 
+  // Makes the lookups below logarithmic: a job of 4,096 nodes has 32,768
+  // ranks, and every event asks. Call once nodes and ranks are final (the
+  // pipeline does); a lookup on a job changed since scans, as without one.
+  void build_index();
+
   bool has_node(const std::string& n) const;
   // Rank using GPU `pci` on `node`, or -1.
   int rank_for_gpu(const std::string& node, const std::string& pci) const;
@@ -76,6 +82,18 @@ struct JobInfo {
   // True when ranks name GPUs on this node, so an unused GPU can be told apart.
   bool knows_gpus_of(const std::string& node) const;
   bool job_uses_gpu(const std::string& node, const std::string& pci) const;
+
+ private:
+  // Positions in `ranks` (the first of equal keys, as a scan finds it).
+  struct Index {
+    std::size_t nodes_size = 0, ranks_size = 0;  // what it was built over
+    std::set<std::string> nodes, nodes_with_gpus;
+    std::map<int, std::size_t> by_rank;
+    std::map<std::pair<std::string, int>, std::size_t> by_local;
+    std::map<std::pair<std::string, std::string>, std::size_t> by_gpu;
+  };
+  const Index* index() const;
+  std::optional<Index> index_;
 };
 
 // Canonical PCI bus id: "0000:3b:00" / "0000:3b:00.0" / "00000000:3B:00.0"

@@ -131,15 +131,20 @@ void build_coverage(const JobInfo& job, const IncidentLayout& layout,
     return colon == std::string::npos ? collector : collector.substr(colon + 1);
   };
   for (const auto& c : job.coverage) kinds_seen.insert(kind_of(c.collector));
+  // Per (node, kind): the first entry that did not deliver, else the first.
+  // Indexed once: a job of thousands of nodes has thousands of entries.
+  auto failed = [](const CollectorCoverage& c) {
+    return !c.status.empty() && c.status != "ok" && c.status != "empty";
+  };
+  std::map<std::pair<std::string, std::string>, const CollectorCoverage*> by_node_kind;
+  for (const auto& c : job.coverage) {
+    auto [it, inserted] = by_node_kind.emplace(std::make_pair(c.node, kind_of(c.collector)), &c);
+    if (!inserted && !failed(*it->second) && failed(c)) it->second = &c;
+  }
   auto reported = [&](const std::string& node,
                       const std::string& kind) -> const CollectorCoverage* {
-    const CollectorCoverage* found = nullptr;
-    for (const auto& c : job.coverage) {
-      if (c.node != node || kind_of(c.collector) != kind) continue;
-      if (!c.status.empty() && c.status != "ok" && c.status != "empty") return &c;
-      if (!found) found = &c;
-    }
-    return found;
+    auto it = by_node_kind.find({node, kind});
+    return it == by_node_kind.end() ? nullptr : it->second;
   };
   for (const auto& node : nodes) {
     bool has_kernel_msgs = false;
@@ -239,6 +244,7 @@ AnalyzeResult analyze_incident(const std::filesystem::path& dir, const CompiledR
   JobInfo job = read_job_json(root, errors);
   IncidentLayout layout = list_incident(root, errors);
   if (job.nodes.empty()) job.nodes = layout.node_dirs;
+  job.build_index();
   if (job.nodes.empty() && layout.files.empty()) {
     result.usable = false;
     result.problem =
