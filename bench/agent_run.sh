@@ -63,12 +63,13 @@ in_bytes=$(du -sb --apparent-size "$incident" | cut -f1)
 
 # The agent's limits, as a site would set them for jobs this large:
 # - http_max_connections_per_peer (default 32): here every upload comes from 127.0.0.1, where a
-#   real job's come from one address per node; raised to --concurrency so that the uploader's
-#   connections are not refused. http_max_connections (512) stays.
+#   real job's come from one address per node; raised to twice --concurrency: a connection the
+#   uploader opens again while the agent still counts the one it closed must not be refused.
+#   http_max_connections (512) stays.
 # - max_job_bytes (default 4 GiB per job attempt): raised to the next power of two above the
 #   incident (plus a tenth for the job.json fragments) only when that does not fit the default
 #   (4,096 nodes with ~1.1 MB each).
-per_peer=$((concurrency > 32 ? concurrency : 32))
+per_peer=$((2 * concurrency > 32 ? 2 * concurrency : 32))
 max_job_bytes=
 if [ $((in_bytes + in_bytes / 10)) -gt $((4 << 30)) ]; then
   max_job_bytes=$((4 << 30))
@@ -91,7 +92,8 @@ http_max_connections_per_peer: $per_peer
 YAML
 [ -n "$max_job_bytes" ] && echo "max_job_bytes: $max_job_bytes" >>"$work/agent.yaml"
 [ -n "$jobs" ] && echo "jobs: $jobs" >>"$work/agent.yaml"
-"$ff" agent --config "$work/agent.yaml" >"$work/agent.log" 2>&1 &
+# The allocator as the packaged systemd unit sets it (packaging/common/firstfault-agent.service).
+MALLOC_ARENA_MAX=2 "$ff" agent --config "$work/agent.yaml" >"$work/agent.log" 2>&1 &
 agent_pid=$!
 for _ in $(seq 100); do
   curl -sf "http://127.0.0.1:$port/api/v1/health" >/dev/null && break
@@ -139,9 +141,9 @@ printf '  incident     %s (%s nodes, %s MB)\n' "$incident" "$nodes" \
   "$(awk -v b="$in_bytes" 'BEGIN { printf "%.1f", b / 1e6 }')"
 printf '  agent        %s; jobs: %s; http_max_connections_per_peer: %s%s\n' "$ff" \
   "${jobs:-default}" "$per_peer" "${max_job_bytes:+; max_job_bytes: $max_job_bytes}"
-printf '  uploads      %s bundles, %s MB, %s at a time, %s rejected, %s s: %s bundles/s, %s MB/s\n' \
+printf '  uploads      %s bundles, %s MB, %s at a time, %s rejected, %s sent again, %s s: %s bundles/s, %s MB/s\n' \
   "$(get bundles)" "$(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1e6 }')" "$concurrency" \
-  "$(get rejected)" "$up_s" \
+  "$(get rejected)" "$(get retried)" "$up_s" \
   "$(awk -v n="$(get bundles)" -v s="$up_s" 'BEGIN { printf "%.0f", (s > 0 ? n / s : 0) }')" \
   "$(awk -v b="$bytes" -v s="$up_s" 'BEGIN { printf "%.1f", (s > 0 ? b / 1e6 / s : 0) }')"
 printf '  diagnosis    stored %s s after the last upload reply (%s pass: merge %s ms, engine %s ms); verdict %s\n' \
@@ -153,6 +155,9 @@ printf '  uploader     peak RSS %s MiB\n' \
   "$(awk -F= '/uploader_peak_rss_kib/ { printf "%.1f", $2 / 1024 }' "$work/uploader.time")"
 printf '  baseline     firstfault analyze MERGED --jobs %s: %s s; root node named %s%s\n' \
   "$base_jobs" "$base_s" "$named" "${planted:+ (planted: $planted)}"
+if [ "$upload_rc" -gt 128 ] || grep -q "signal" "$work/uploader.time"; then
+  echo "  uploader     ended by a signal: $(head -n 1 "$work/uploader.time")"
+fi
 if [ -s "$work/upload.err" ]; then
   echo "  uploader stderr (first lines):"
   head -n 5 "$work/upload.err" | sed 's/^/    /'

@@ -7,13 +7,15 @@
 // Epilog bundle, uploaded as the collector does (docs/slurm-path.md section 4: multipart, a munge
 // credential per bundle), from --concurrency threads at once. Then it polls the agent until the
 // job's diagnosis is stored and prints, as key=value lines:
-//   bundles, bytes, upload_s (first request to last reply),
+//   bundles, bytes, rejected, retried (sent again after a transport error),
+//   upload_s (first request to last reply),
 //   diagnosis_after_last_upload_s (last upload reply to the diagnosis being readable),
-//   verdict, rejected.
+//   verdict.
 // A benchmark, not a test: bench/agent_run.sh runs it and prints the figures beside a baseline.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -34,6 +36,7 @@
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
+constexpr int kRetries = 5;
 
 namespace {
 
@@ -166,6 +169,9 @@ Bundle make_bundle(const Options& o, const JobByNode& job, const std::string& no
 }  // namespace
 
 int main(int argc, char** argv) {
+  // cpp-httplib 0.11 writes to sockets without MSG_NOSIGNAL: a connection the agent closed
+  // would end this process silently instead of failing one request.
+  std::signal(SIGPIPE, SIG_IGN);
   Options o = parse_args(argc, argv);
   nlohmann::json job = nlohmann::json::parse(read_file(o.incident / "job.json"), nullptr, false);
   if (!job.is_object() || !fs::is_directory(o.incident / "nodes")) {
@@ -191,6 +197,7 @@ int main(int argc, char** argv) {
   std::atomic<std::size_t> next{0};
   std::atomic<std::size_t> total_bytes{0};
   std::atomic<int> rejected{0};
+  std::atomic<int> retried{0};
   std::mutex report_mutex;
   auto start = Clock::now();
   Clock::time_point last_reply = start;
@@ -203,11 +210,28 @@ int main(int argc, char** argv) {
       for (std::size_t i = next++; i < nodes.size(); i = next++) {
         const Bundle b = make_bundle(o, by_node, nodes[i], i == 0);
         total_bytes += b.bytes;
-        httplib::Headers headers = {
-            {"X-Firstfault-Munge",
-             ff::munge_credential::encode("firstfault-bundle " + o.job_id + " " + b.node + " " +
-                                          b.bundle_id + " " + b.digest)}};
-        auto res = client.Post("/api/v1/bundles", headers, b.items);
+        // A credential per request: munged refuses to decode one credential twice.
+        auto send = [&] {
+          httplib::Headers headers = {
+              {"X-Firstfault-Munge",
+               ff::munge_credential::encode("firstfault-bundle " + o.job_id + " " + b.node + " " +
+                                            b.bundle_id + " " + b.digest)}};
+          return client.Post("/api/v1/bundles", headers, b.items);
+        };
+        auto res = send();
+        // Sent again, as the collector's outbox does, when the connection failed (a write to
+        // a keep-alive connection the agent had closed) or the agent said 503 (too many
+        // connections from this address while closed ones are still counted; database
+        // busy). Said on stderr, counted as retried.
+        for (int again = 1; (!res || res->status == 503) && again <= kRetries; ++again) {
+          std::fprintf(stderr, "bundle %s: %s; sending again (%d)\n", b.bundle_id.c_str(),
+                       res ? (std::to_string(res->status) + " " + res->body).c_str()
+                           : httplib::to_string(res.error()).c_str(),
+                       again);
+          ++retried;
+          std::this_thread::sleep_for(std::chrono::milliseconds(200 * again));
+          res = send();
+        }
         std::lock_guard<std::mutex> lock(report_mutex);
         last_reply = std::max(last_reply, Clock::now());
         if (!res || (res->status != 200 && res->status != 201)) {
@@ -244,8 +268,8 @@ int main(int argc, char** argv) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   auto seconds = [](Clock::duration d) { return std::chrono::duration<double>(d).count(); };
-  std::printf("bundles=%zu\nbytes=%zu\nrejected=%d\nupload_s=%.3f\n", nodes.size(),
-              total_bytes.load(), rejected.load(), seconds(last_reply - start));
+  std::printf("bundles=%zu\nbytes=%zu\nrejected=%d\nretried=%d\nupload_s=%.3f\n", nodes.size(),
+              total_bytes.load(), rejected.load(), retried.load(), seconds(last_reply - start));
   if (verdict.empty()) {
     std::printf("diagnosis_after_last_upload_s=timeout\n");
     return 1;
