@@ -141,9 +141,14 @@ void EventExtractor::match_line(std::string_view line, std::string_view before,
     e.trusted = trusted;
     std::string_view text = line.substr(0, std::min(line.size(), kMaxEventText));
     e.text.assign(text.data(), text.size());
-    std::string_view body = line.substr(std::min(when.body, line.size()));
-    body = body.substr(0, std::min(body.size(), kMaxEventText));
-    e.body.assign(body.data(), body.size());
+    std::size_t body_at = std::min(when.body, line.size());
+    if (line.size() <= kMaxEventText) {
+      e.body_at = static_cast<std::uint32_t>(body_at);
+    } else {
+      std::string_view body = line.substr(body_at);
+      body = body.substr(0, std::min(body.size(), kMaxEventText));
+      e.long_body.assign(body.data(), body.size());
+    }
     if (when.dmesg_seconds) e.fields["dmesg_seconds"] = std::to_string(*when.dmesg_seconds);
     for (const auto& [name, idx] : p.captures) {
       const auto& s = sub[static_cast<std::size_t>(idx)];

@@ -78,8 +78,7 @@ class SeriesEvents {
     e.time = at.time;
     std::string text = series_text(s_) + " " + what;
     if (text.size() > kMaxEventText) text.resize(kMaxEventText);
-    e.text = text;
-    e.body = text;
+    e.text = text;  // all of it is the message: body_at 0
     e.fields = std::move(extra);
     e.fields["metric"] = s_.metric();
     e.fields["labels"] = series_text(s_);

@@ -388,7 +388,7 @@ class Dedupe : public FilterRule {
     for (std::size_t i = 0; i < events.size(); ++i) {
       Event& e = events[i];
       if (e.source_kind == "app") continue;  // repeated app lines are separate ranks
-      auto key = std::make_tuple(e.node, e.kind, e.body);
+      auto key = std::make_tuple(e.node, e.kind, std::string(e.body()));
       auto& prior = seen[key];
       bool dup = false;
       for (std::size_t j : prior) {

@@ -4,9 +4,11 @@
 // a rule that decides an event does not matter marks it `ignored`.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/time.h"
@@ -33,8 +35,19 @@ struct Event {
   // files (`logger`) and the job's own output are writable by the user;
   // the kernel's ring buffer, daemon logs and the scheduler are not.
   bool trusted = false;
-  std::string text;                           // the raw line (capped in length, see kMaxEventText)
-  std::string body;                           // the message after timestamp/host/program prefixes
+  std::string text;  // the raw line (capped in length, see kMaxEventText)
+  // The message after timestamp/host/program prefixes: where it starts in
+  // `text`, so the bytes are held once (a job of thousands of nodes keeps
+  // hundreds of thousands of events). A line longer than kMaxEventText keeps
+  // its message's first kMaxEventText bytes apart, so the same message
+  // behind prefixes of different lengths is still the same message.
+  std::uint32_t body_at = 0;
+  std::string long_body;
+  std::string_view body() const {
+    if (!long_body.empty()) return long_body;
+    std::string_view t(text);
+    return t.substr(std::min<std::size_t>(body_at, t.size()));
+  }
   std::map<std::string, std::string> fields;  // named captures + rule annotations
 
   int rank = -1;       // global rank, when known

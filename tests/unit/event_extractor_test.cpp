@@ -95,7 +95,7 @@ TEST(EventExtractor, Xid79FromSyslogFormatKernelLine) {
   EXPECT_EQ(e.source_kind, "kernel");
   EXPECT_EQ(e.line, 1u);
   EXPECT_EQ(e.text, line);
-  EXPECT_EQ(e.body,
+  EXPECT_EQ(e.body(),
             "NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off "
             "the bus.");
   EXPECT_EQ(e.field("dmesg_seconds").substr(0, 9), "971836.51");
@@ -751,7 +751,7 @@ TEST(EventExtractor, EventTextIsCappedButStillMatches) {
   Event e = only_event(line, app_file());
   EXPECT_EQ(e.kind, "app.exception");
   EXPECT_EQ(e.text.size(), kMaxEventText);
-  EXPECT_LE(e.body.size(), kMaxEventText);
+  EXPECT_LE(e.body().size(), kMaxEventText);
 }
 
 // --- scan_file ----------------------------------------------------------------
