@@ -1,8 +1,9 @@
 #include "extract/parallel_scan.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <condition_variable>
-#include <filesystem>
 #include <limits>
 #include <mutex>
 #include <thread>
@@ -30,14 +31,17 @@ std::vector<ScanUnit> plan_units(const std::vector<ScanFile>& files, const OpenF
                                  std::uint64_t split_bytes) {
   std::vector<ScanUnit> units;
   for (std::size_t i = 0; i < files.size(); ++i) {
-    std::error_code ec;
-    std::uint64_t size = std::filesystem::file_size(files[i].file.path, ec);
     std::vector<ByteRange> ranges{ByteRange{}};
-    if (!ec && split_bytes && size > split_bytes) {
-      // Only a plain file can be entered in the middle.
+    if (split_bytes) {
+      // The size as the opener sees it (never by path), and only a plain
+      // file can be entered in the middle. A file that cannot be opened is
+      // one unit, which reports why.
       std::string error;
       UniqueFd fd = open(files[i].file, error);
-      if (fd && !is_gzip_file(fd.get())) ranges = split_ranges(size, split_bytes);
+      struct stat st {};
+      if (fd && ::fstat(fd.get(), &st) == 0 &&
+          static_cast<std::uint64_t>(st.st_size) > split_bytes && !is_gzip_file(fd.get()))
+        ranges = split_ranges(static_cast<std::uint64_t>(st.st_size), split_bytes);
     }
     for (const auto& r : ranges) units.push_back({i, r});
   }
