@@ -1,20 +1,20 @@
-# The README's table of what the engine recognises is the output of
+# The table of what the engine recognises (docs/rules.md) is the output of
 # `firstfault rules table`: this check fails when a rule file changed and the
-# README was not regenerated (scripts/update-rules-table.sh).
+# table was not regenerated (scripts/update-rules-table.sh).
 execute_process(COMMAND ${FF} rules table OUTPUT_VARIABLE generated RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "firstfault rules table failed (${rc})")
 endif()
-file(READ ${README} readme)
-string(FIND "${readme}" "<!-- rules-table:begin -->\n" begin)
-string(FIND "${readme}" "<!-- rules-table:end -->" end)
+file(READ ${RULES_DOC} document)
+string(FIND "${document}" "<!-- rules-table:begin -->\n" begin)
+string(FIND "${document}" "<!-- rules-table:end -->" end)
 if(begin EQUAL -1 OR end EQUAL -1)
-  message(FATAL_ERROR "README.md has no rules-table markers")
+  message(FATAL_ERROR "${RULES_DOC} has no rules-table markers")
 endif()
 string(LENGTH "<!-- rules-table:begin -->\n" marker)
 math(EXPR begin "${begin} + ${marker}")
 math(EXPR len "${end} - ${begin}")
-string(SUBSTRING "${readme}" ${begin} ${len} table)
+string(SUBSTRING "${document}" ${begin} ${len} table)
 if(NOT table STREQUAL generated)
-  message(FATAL_ERROR "README.md's rules table differs from `firstfault rules table`: run scripts/update-rules-table.sh")
+  message(FATAL_ERROR "${RULES_DOC}'s rules table differs from `firstfault rules table`: run scripts/update-rules-table.sh")
 endif()
