@@ -7,7 +7,7 @@
 #      directory, Epilog and collector from /usr/libexec/firstfault, agent from
 #      its unit's command line); then the packages are removed again.
 #   3. The project's scorer on the bundled examples.
-#   4. Hardening (issue 5): the unit and component tests again under ASan and
+#   4. Hardening: the unit and component tests again under ASan and
 #      UBSan (scripts/sanitize.sh, clang, in build-asan/), then a fuzz smoke
 #      run of every libFuzzer target (fuzz/run.sh, FF_FUZZ_SECONDS per target,
 #      default 10, in build-fuzz/). A sanitizer report, a failed test or a

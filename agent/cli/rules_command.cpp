@@ -26,7 +26,7 @@ std::string cell(std::string s, std::size_t max) {
 }
 
 // The vocabulary as a Markdown table, one row per pattern that yields a
-// fault or a symptom: the README's table is this output, so it cannot drift
+// fault or a symptom: the table in docs/rules.md is this output, so it cannot drift
 // from the rule files.
 void print_rules_table(const CompiledRules& rules) {
   std::vector<std::tuple<std::string, std::string, std::string, std::string, std::string>> rows;
@@ -98,7 +98,7 @@ void add_rules_command(CLI::App& app, int& exit_code) {
   auto tdirs = std::make_shared<std::vector<std::string>>();
   auto tno_builtin = std::make_shared<bool>(false);
   CLI::App* table = rules->add_subcommand(
-      "table", "print what the engine recognises as a Markdown table (the README's)");
+      "table", "print what the engine recognises as a Markdown table (docs/rules.md)");
   table->add_option("--rules", *tdirs, "extra rule directories");
   table->add_flag("--no-builtin-rules", *tno_builtin, "only the given rule directories");
   table->callback([tdirs, tno_builtin, &exit_code]() {

@@ -1,5 +1,5 @@
 // Reads job.json into a JobInfo. Never throws: what cannot be read is
-// reported in `errors` and the rest is kept (see "Bad input" in the README).
+// reported in `errors` and the rest is kept (see "Bad input" in docs/operations.md).
 // What cannot all be right (an empty 'nodes', a rank listed twice, a rank on a
 // node outside 'nodes', start_time after end_time) is reported too, and
 // resolved as docs/spec/incident.md says, so the evidence is still judged.

@@ -6,7 +6,7 @@
 //   candidates + failure onset ──(correlation rules, in order)──► roots
 //
 // The correlation rules are C++ classes registered in make_correlation_rules();
-// their order is fixed and documented in the README.
+// their order is fixed and documented in docs/architecture.md.
 #pragma once
 
 #include <map>

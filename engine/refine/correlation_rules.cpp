@@ -1,5 +1,6 @@
 // The correlation rules, one class each, in their fixed order (see
-// make_correlation_rules() at the end and the README's "Rules" section).
+// make_correlation_rules() at the end and "Correlation rules" in
+// docs/architecture.md).
 #include <algorithm>
 #include <map>
 #include <set>

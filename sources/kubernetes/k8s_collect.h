@@ -7,7 +7,7 @@
 //                            workload/job conditions, Events, node conditions
 //   nodes/<node>/app.*       pod logs (pod_logs.h)
 // The line format of kubernetes.log is a contract with rules/patterns.yaml
-// (see format_* in k8s_collect.cpp and the README).
+// (see format_* in k8s_collect.cpp and docs/operations.md).
 #pragma once
 
 #include <filesystem>

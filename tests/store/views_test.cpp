@@ -63,7 +63,7 @@ TEST_F(Views, FailuresPerDomain) {
 }
 
 TEST_F(Views, TimeWindowsGoThroughTheRowViews) {
-  // The README's "failures per node in the last N days", with a fixed "now".
+  // sql/README.md's "failures per node in the last N days", with a fixed "now".
   EXPECT_EQ(rows("SELECT node, count(DISTINCT diagnosis_id) FROM failure_root_causes "
                  "WHERE node IS NOT NULL AND created_at >= 350 GROUP BY node ORDER BY node"),
             (Rows{{"n1", "2"}, {"n2", "1"}, {"n3", "1"}}));
