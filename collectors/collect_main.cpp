@@ -9,9 +9,9 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "commands/commands.h"
-#include "logging/collect_log.h"
-#include "sources/app_output.h"
+#include "collectors/commands/commands.h"
+#include "collectors/logging/collect_log.h"
+#include "collectors/sources/app_output.h"
 
 namespace {
 

@@ -9,7 +9,7 @@
 #include <set>
 #include <string>
 
-#include "server/bundle_rules.h"
+#include "agent/server/bundle_rules.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string in(reinterpret_cast<const char*>(data), size);

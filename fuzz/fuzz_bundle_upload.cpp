@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "server/bundle_rules.h"
-#include "server/upload_validation.h"
+#include "agent/server/bundle_rules.h"
+#include "agent/server/upload_validation.h"
 
 namespace {
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "extract/event_extractor.h"
-#include "fuzz_common.h"
-#include "rules/compiled_rules.h"
+#include "engine/extract/event_extractor.h"
+#include "engine/rules/compiled_rules.h"
+#include "fuzz/fuzz_common.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const std::shared_ptr<const ff::CompiledRules> rules = [] {

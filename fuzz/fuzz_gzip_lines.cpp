@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "fuzz_common.h"
-#include "read/line_reader.h"
+#include "engine/read/line_reader.h"
+#include "fuzz/fuzz_common.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   auto path = fuzz::write_input("nodes/n1/syslog.1.gz", data, size);

@@ -44,16 +44,16 @@
 #include <thread>
 #include <vector>
 
-#include "fuzz_common.h"
-#include "rules/compiled_rules.h"
-#include "server/bundle_receiver.h"
-#include "server/http_api.h"
-#include "server/job_locks.h"
-#include "server/job_tracker.h"
-#include "server/pass_runner.h"
-#include "server/request_auth.h"
-#include "slurm/slurm_client.h"
-#include "store/diagnosis_store.h"
+#include "agent/server/bundle_receiver.h"
+#include "agent/server/http_api.h"
+#include "agent/server/job_locks.h"
+#include "agent/server/job_tracker.h"
+#include "agent/server/pass_runner.h"
+#include "agent/server/request_auth.h"
+#include "agent/slurm/slurm_client.h"
+#include "agent/store/diagnosis_store.h"
+#include "engine/rules/compiled_rules.h"
+#include "fuzz/fuzz_common.h"
 
 namespace {
 

@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "fuzz_common.h"
-#include "read/job_reader.h"
+#include "engine/read/job_reader.h"
+#include "fuzz/fuzz_common.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   auto path = fuzz::write_input("incident/job.json", data, size);

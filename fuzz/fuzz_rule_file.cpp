@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "rules/builtin_rules.h"
-#include "rules/compiled_rules.h"
-#include "rules/rule_document.h"
-#include "rules/rule_set.h"
+#include "engine/rules/builtin_rules.h"
+#include "engine/rules/compiled_rules.h"
+#include "engine/rules/rule_document.h"
+#include "engine/rules/rule_set.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const std::vector<ff::RuleDocument> builtin = [] {

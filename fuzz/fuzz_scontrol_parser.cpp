@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include "agent/slurm/slurm_job.h"
 #include "common/node_name.h"
-#include "slurm/slurm_job.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "extract/timestamp_parser.h"
+#include "incident/time/timestamp_parser.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const ff::TimeContext contexts[] = {

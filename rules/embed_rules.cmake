@@ -1,6 +1,6 @@
 # Writes OUT: a C++ file holding every rule file in FILES ("|"-separated) as a string.
 string(REPLACE "|" ";" FILES "${FILES}")
-set(body "// Generated from rules/*.yaml by rules/embed_rules.cmake. Do not edit.\n#include \"rules/builtin_rules.h\"\n\nnamespace ff {\n\nconst std::vector<BuiltinRuleFile>& builtin_rule_files() {\n  static const std::vector<BuiltinRuleFile> files = {\n")
+set(body "// Generated from rules/*.yaml by rules/embed_rules.cmake. Do not edit.\n#include \"engine/rules/builtin_rules.h\"\n\nnamespace ff {\n\nconst std::vector<BuiltinRuleFile>& builtin_rule_files() {\n  static const std::vector<BuiltinRuleFile> files = {\n")
 foreach(f ${FILES})
   get_filename_component(name ${f} NAME)
   file(READ ${f} text)

@@ -1,7 +1,7 @@
 # Writes OUTPUT: a C++ file holding every migration in INPUTS ("|"-separated,
 # sorted by name) as {version, name, text}. Owned by the store work; see sql/README.md.
 string(REPLACE "|" ";" INPUTS "${INPUTS}")
-set(body "// Generated from sql/migrations/*.sql by sql/embed_sql.cmake. Do not edit.\n#include \"sql_migrations.h\"\n\nnamespace ff::sql {\n\nconst std::vector<Migration>& migrations() {\n  static const std::vector<Migration> all = {\n")
+set(body "// Generated from sql/migrations/*.sql by sql/embed_sql.cmake. Do not edit.\n#include \"sql/sql_migrations.h\"\n\nnamespace ff::sql {\n\nconst std::vector<Migration>& migrations() {\n  static const std::vector<Migration> all = {\n")
 foreach(f ${INPUTS})
   get_filename_component(name ${f} NAME)
   string(REGEX MATCH "^[0-9]+" version "${name}")

@@ -1,8 +1,8 @@
 // firstfault agent --config /etc/firstfault/agent.yaml [--foreground]
 #include <cstdio>
 
-#include "cli/commands.h"
-#include "server/agent_daemon.h"
+#include "agent/cli/commands.h"
+#include "agent/server/agent_daemon.h"
 
 namespace ff::cli {
 

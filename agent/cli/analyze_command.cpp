@@ -5,11 +5,11 @@
 #include <fstream>
 #include <iostream>
 
-#include "cli/commands.h"
-#include "pipeline/analyze.h"
-#include "rules/compiled_rules.h"
-#include "verdict/diagnosis_json.h"
-#include "verdict/text_report.h"
+#include "agent/cli/commands.h"
+#include "engine/pipeline/analyze.h"
+#include "engine/rules/compiled_rules.h"
+#include "engine/verdict/diagnosis_json.h"
+#include "engine/verdict/text_report.h"
 
 namespace ff::cli {
 

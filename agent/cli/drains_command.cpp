@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "cli/commands.h"
-#include "store/diagnosis_store.h"
-#include "suspects/time_window.h"
+#include "agent/cli/commands.h"
+#include "agent/store/diagnosis_store.h"
+#include "agent/suspects/time_window.h"
 
 namespace ff::cli {
 namespace {

@@ -2,9 +2,9 @@
 #include <cstdio>
 #include <exception>
 
-#include "cli/commands.h"
-#include "cli/k8s_command.h"
-#include "pipeline/analyze.h"
+#include "agent/cli/commands.h"
+#include "agent/cli/k8s_command.h"
+#include "engine/pipeline/analyze.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"firstfault: finds the first fault of a failed GPU training job"};

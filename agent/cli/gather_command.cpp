@@ -8,9 +8,9 @@
 #include <filesystem>
 #include <string>
 
-#include "cli/commands.h"
-#include "gather/central_gather.h"
-#include "server/agent_config.h"
+#include "agent/cli/commands.h"
+#include "agent/server/agent_config.h"
+#include "central/gather/central_gather.h"
 
 namespace ff::cli {
 

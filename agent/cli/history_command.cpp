@@ -7,10 +7,10 @@
 #include <optional>
 #include <string>
 
-#include "cli/commands.h"
-#include "model/time.h"
-#include "store/diagnosis_store.h"
-#include "suspects/time_window.h"
+#include "agent/cli/commands.h"
+#include "agent/store/diagnosis_store.h"
+#include "agent/suspects/time_window.h"
+#include "incident/time/time.h"
 
 namespace ff::cli {
 namespace {

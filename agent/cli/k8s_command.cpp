@@ -1,14 +1,14 @@
 // firstfault k8s collect (--workload NS/NAME | --job NS/NAME | --pods NS/SELECTOR)
 //                        [--kubeconfig F] [--context C] [--in-cluster] --out DIR
-#include "cli/k8s_command.h"
+#include "agent/cli/k8s_command.h"
 
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <string>
 
-#include "cli/commands.h"
-#include "kubernetes/k8s_collect.h"  // ff_sources, linked through ff_agent
+#include "agent/cli/commands.h"
+#include "central/kubernetes/k8s_collect.h"  // ff_central, linked through ff_agent
 
 namespace ff::cli {
 

@@ -3,8 +3,8 @@
 #include <cstdio>
 #include <tuple>
 
-#include "cli/commands.h"
-#include "rules/compiled_rules.h"
+#include "agent/cli/commands.h"
+#include "engine/rules/compiled_rules.h"
 
 namespace ff::cli {
 namespace {

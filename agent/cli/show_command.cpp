@@ -10,11 +10,11 @@
 #include <memory>
 #include <string>
 
-#include "cli/commands.h"
-#include "store/diagnosis_from_json.h"
-#include "store/diagnosis_store.h"
-#include "suspects/time_window.h"
-#include "verdict/text_report.h"
+#include "agent/cli/commands.h"
+#include "agent/store/diagnosis_from_json.h"
+#include "agent/store/diagnosis_store.h"
+#include "agent/suspects/time_window.h"
+#include "engine/verdict/text_report.h"
 
 namespace ff::cli {
 

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "cli/commands.h"
-#include "server/agent_config.h"
-#include "store/diagnosis_store.h"
-#include "suspects/suspect_report.h"
-#include "suspects/time_window.h"
+#include "agent/cli/commands.h"
+#include "agent/server/agent_config.h"
+#include "agent/store/diagnosis_store.h"
+#include "agent/suspects/suspect_report.h"
+#include "agent/suspects/time_window.h"
 
 namespace ff::cli {
 namespace {

@@ -1,4 +1,4 @@
-#include "dashboard/dashboard_assets.h"
+#include "agent/dashboard/dashboard_assets.h"
 
 namespace ff::dashboard {
 

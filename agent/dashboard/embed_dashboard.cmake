@@ -21,7 +21,7 @@ foreach(f ${INPUTS})
 endforeach()
 file(WRITE ${OUTPUT}.tmp
   "// Generated from agent/dashboard/ by embed_dashboard.cmake. Do not edit.\n"
-  "#include \"dashboard/dashboard_assets.h\"\n\n"
+  "#include \"agent/dashboard/dashboard_assets.h\"\n\n"
   "namespace ff::dashboard {\n\nnamespace {\n\n${arrays}}  // namespace\n\n"
   "const std::vector<Asset>& assets() {\n"
   "  static const std::vector<Asset> all = {\n${table}  };\n"

@@ -1,4 +1,4 @@
-#include "drain/drain_policy.h"
+#include "agent/drain/drain_policy.h"
 
 #include <spdlog/spdlog.h>
 
@@ -9,7 +9,7 @@
 #include <tuple>
 #include <utility>
 
-#include "slurm/comment_text.h"
+#include "agent/slurm/comment_text.h"
 
 namespace ff::agent {
 

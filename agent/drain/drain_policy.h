@@ -17,10 +17,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "drain/drain_settings.h"
-#include "slurm/slurm_client.h"
-#include "store/diagnosis_store.h"
-#include "suspects/suspect_report.h"
+#include "agent/drain/drain_settings.h"
+#include "agent/slurm/slurm_client.h"
+#include "agent/store/diagnosis_store.h"
+#include "agent/suspects/suspect_report.h"
 
 namespace ff::agent {
 

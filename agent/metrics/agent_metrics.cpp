@@ -1,4 +1,4 @@
-#include "metrics/agent_metrics.h"
+#include "agent/metrics/agent_metrics.h"
 
 #include <prometheus/counter.h>
 #include <prometheus/family.h>

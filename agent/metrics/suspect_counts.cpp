@@ -1,4 +1,4 @@
-#include "metrics/suspect_counts.h"
+#include "agent/metrics/suspect_counts.h"
 
 #include <ctime>
 

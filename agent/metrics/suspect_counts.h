@@ -2,9 +2,9 @@
 // by kind, from the database (the same report as `firstfault suspects`).
 #pragma once
 
-#include "metrics/agent_metrics.h"
-#include "store/diagnosis_store.h"
-#include "suspects/suspect_report.h"
+#include "agent/metrics/agent_metrics.h"
+#include "agent/store/diagnosis_store.h"
+#include "agent/suspects/suspect_report.h"
 
 namespace ff::agent {
 

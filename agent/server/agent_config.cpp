@@ -1,4 +1,4 @@
-#include "server/agent_config.h"
+#include "agent/server/agent_config.h"
 
 #include <yaml-cpp/yaml.h>
 

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "drain/drain_settings.h"
-#include "gather/central_gather.h"
-#include "slurm/slurm_client.h"
-#include "suspects/suspect_report.h"
+#include "agent/drain/drain_settings.h"
+#include "agent/slurm/slurm_client.h"
+#include "agent/suspects/suspect_report.h"
+#include "central/gather/central_gather.h"
 
 namespace ff::agent {
 
@@ -82,8 +82,8 @@ struct AgentConfig {
   std::string read_token_file;
   SlurmPaths slurm;  // scontrol, sacctmgr
   // Central sources asked once per job attempt before its final pass:
-  // `loki:` (sources/loki/loki_config.h) with gather_margin_before_s/_after_s,
-  // `prometheus:` (sources/prometheus/prometheus_config.h).
+  // `loki:` (central/loki/loki_config.h) with gather_margin_before_s/_after_s,
+  // `prometheus:` (central/prometheus/prometheus_config.h).
   ff::sources::CentralConfig central;
   std::vector<std::string> rules;  // extra rule directories (as `analyze --rules`)
   DrainSettings drain;             // `drain:` (off by default)

@@ -1,4 +1,4 @@
-#include "server/agent_daemon.h"
+#include "agent/server/agent_daemon.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -15,22 +15,22 @@
 #include <set>
 #include <thread>
 
-#include "drain/drain_policy.h"
-#include "metrics/agent_metrics.h"
-#include "metrics/suspect_counts.h"
-#include "pipeline/analyze.h"
-#include "rules/compiled_rules.h"
-#include "server/bundle_receiver.h"
-#include "server/free_space.h"
-#include "server/http_api.h"
-#include "server/job_locks.h"
-#include "server/job_tracker.h"
-#include "server/pass_runner.h"
-#include "server/read_token.h"
-#include "server/request_auth.h"
-#include "server/retention_sweep.h"
-#include "server/startup_recovery.h"
-#include "slurm/slurm_client.h"
+#include "agent/drain/drain_policy.h"
+#include "agent/metrics/agent_metrics.h"
+#include "agent/metrics/suspect_counts.h"
+#include "agent/server/bundle_receiver.h"
+#include "agent/server/free_space.h"
+#include "agent/server/http_api.h"
+#include "agent/server/job_locks.h"
+#include "agent/server/job_tracker.h"
+#include "agent/server/pass_runner.h"
+#include "agent/server/read_token.h"
+#include "agent/server/request_auth.h"
+#include "agent/server/retention_sweep.h"
+#include "agent/server/startup_recovery.h"
+#include "agent/slurm/slurm_client.h"
+#include "engine/pipeline/analyze.h"
+#include "engine/rules/compiled_rules.h"
 
 namespace ff::agent {
 

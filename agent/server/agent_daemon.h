@@ -3,7 +3,7 @@
 // gracefully (requests in flight finish, the worker ends its current pass).
 #pragma once
 
-#include "server/agent_config.h"
+#include "agent/server/agent_config.h"
 
 namespace ff::agent {
 

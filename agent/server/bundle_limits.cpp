@@ -1,4 +1,4 @@
-#include "server/bundle_limits.h"
+#include "agent/server/bundle_limits.h"
 
 #include <cstring>
 

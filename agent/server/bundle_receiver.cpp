@@ -1,4 +1,4 @@
-#include "server/bundle_receiver.h"
+#include "agent/server/bundle_receiver.h"
 
 #include <unistd.h>
 
@@ -11,11 +11,11 @@
 #include <set>
 #include <system_error>
 
+#include "agent/metrics/agent_metrics.h"
+#include "agent/server/bundle_rules.h"
+#include "agent/server/durable_file.h"
+#include "agent/server/upload_validation.h"
 #include "common/content_digest.h"
-#include "metrics/agent_metrics.h"
-#include "server/bundle_rules.h"
-#include "server/durable_file.h"
-#include "server/upload_validation.h"
 
 namespace ff::agent {
 

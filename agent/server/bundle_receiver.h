@@ -18,12 +18,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "server/bundle_limits.h"
-#include "server/free_space.h"
-#include "server/job_tracker.h"
-#include "server/request_auth.h"
-#include "server/state_layout.h"
-#include "store/diagnosis_store.h"
+#include "agent/server/bundle_limits.h"
+#include "agent/server/free_space.h"
+#include "agent/server/job_tracker.h"
+#include "agent/server/request_auth.h"
+#include "agent/server/state_layout.h"
+#include "agent/store/diagnosis_store.h"
 
 namespace ff::agent {
 

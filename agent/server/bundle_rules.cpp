@@ -1,4 +1,4 @@
-#include "server/bundle_rules.h"
+#include "agent/server/bundle_rules.h"
 
 #include <cctype>
 

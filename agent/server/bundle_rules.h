@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "read/bundle_paths.h"
+#include "engine/read/bundle_paths.h"
 
 namespace ff::agent {
 

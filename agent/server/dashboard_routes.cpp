@@ -1,10 +1,10 @@
-#include "server/dashboard_routes.h"
+#include "agent/server/dashboard_routes.h"
 
 #include <spdlog/spdlog.h>
 
 #include <string>
 
-#include "dashboard/dashboard_assets.h"
+#include "agent/dashboard/dashboard_assets.h"
 
 namespace ff::agent {
 

@@ -1,4 +1,4 @@
-#include "server/durable_file.h"
+#include "agent/server/durable_file.h"
 
 #include <fcntl.h>
 #include <unistd.h>

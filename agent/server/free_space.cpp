@@ -1,4 +1,4 @@
-#include "server/free_space.h"
+#include "agent/server/free_space.h"
 
 #include <sys/statvfs.h>
 

@@ -1,4 +1,4 @@
-#include "server/guarded_server.h"
+#include "agent/server/guarded_server.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-#include "server/http_api.h"
+#include "agent/server/http_api.h"
 
 #include <sys/socket.h>
 
@@ -12,13 +12,13 @@
 #include <optional>
 #include <sstream>
 
+#include "agent/metrics/agent_metrics.h"
+#include "agent/server/bundle_rules.h"
+#include "agent/server/dashboard_routes.h"
+#include "agent/server/read_token.h"
+#include "agent/suspects/time_window.h"
 #include "common/content_digest.h"
-#include "metrics/agent_metrics.h"
-#include "pipeline/analyze.h"
-#include "server/bundle_rules.h"
-#include "server/dashboard_routes.h"
-#include "server/read_token.h"
-#include "suspects/time_window.h"
+#include "engine/pipeline/analyze.h"
 
 namespace ff::agent {
 

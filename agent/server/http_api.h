@@ -26,14 +26,14 @@
 #include <memory>
 #include <string>
 
-#include "server/bundle_receiver.h"
-#include "server/guarded_server.h"
-#include "server/job_tracker.h"
-#include "server/pass_runner.h"
-#include "server/request_auth.h"
-#include "server/state_layout.h"
-#include "store/diagnosis_store.h"
-#include "suspects/suspect_report.h"
+#include "agent/server/bundle_receiver.h"
+#include "agent/server/guarded_server.h"
+#include "agent/server/job_tracker.h"
+#include "agent/server/pass_runner.h"
+#include "agent/server/request_auth.h"
+#include "agent/server/state_layout.h"
+#include "agent/store/diagnosis_store.h"
+#include "agent/suspects/suspect_report.h"
 
 namespace ff::agent {
 

@@ -1,4 +1,4 @@
-#include "server/incident_merger.h"
+#include "agent/server/incident_merger.h"
 
 #include <fcntl.h>
 #include <sys/wait.h>
@@ -12,10 +12,10 @@
 #include <sstream>
 #include <tuple>
 
+#include "agent/server/durable_file.h"
 #include "common/node_name.h"
 #include "common/user_file.h"
-#include "read/bundle_paths.h"
-#include "server/durable_file.h"
+#include "engine/read/bundle_paths.h"
 
 namespace ff::agent {
 

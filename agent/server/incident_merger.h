@@ -17,9 +17,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "server/state_layout.h"
-#include "slurm/slurm_job.h"
-#include "store/diagnosis_store.h"
+#include "agent/server/state_layout.h"
+#include "agent/slurm/slurm_job.h"
+#include "agent/store/diagnosis_store.h"
 
 namespace ff::agent {
 

@@ -11,7 +11,7 @@
 #include <memory>
 #include <mutex>
 
-#include "server/state_layout.h"
+#include "agent/server/state_layout.h"
 
 namespace ff::agent {
 

@@ -1,4 +1,4 @@
-#include "server/job_tracker.h"
+#include "agent/server/job_tracker.h"
 
 #include <spdlog/spdlog.h>
 

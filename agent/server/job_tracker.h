@@ -36,8 +36,8 @@
 #include <thread>
 #include <vector>
 
-#include "server/pass_runner.h"
-#include "server/state_layout.h"
+#include "agent/server/pass_runner.h"
+#include "agent/server/state_layout.h"
 
 namespace ff::agent {
 

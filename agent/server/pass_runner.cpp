@@ -1,4 +1,4 @@
-#include "server/pass_runner.h"
+#include "agent/server/pass_runner.h"
 
 #include <spdlog/spdlog.h>
 
@@ -8,10 +8,10 @@
 #include <atomic>
 #include <ctime>
 
-#include "metrics/agent_metrics.h"
-#include "pipeline/analyze.h"
-#include "server/durable_file.h"
-#include "verdict/diagnosis_json.h"
+#include "agent/metrics/agent_metrics.h"
+#include "agent/server/durable_file.h"
+#include "engine/pipeline/analyze.h"
+#include "engine/verdict/diagnosis_json.h"
 
 namespace ff::agent {
 

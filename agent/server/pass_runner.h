@@ -13,14 +13,14 @@
 #include <string>
 #include <vector>
 
-#include "gather/central_gather.h"
-#include "pipeline/analyze.h"
-#include "rules/compiled_rules.h"
-#include "server/incident_merger.h"
-#include "server/job_locks.h"
-#include "server/state_layout.h"
-#include "slurm/slurm_client.h"
-#include "store/diagnosis_store.h"
+#include "agent/server/incident_merger.h"
+#include "agent/server/job_locks.h"
+#include "agent/server/state_layout.h"
+#include "agent/slurm/slurm_client.h"
+#include "agent/store/diagnosis_store.h"
+#include "central/gather/central_gather.h"
+#include "engine/pipeline/analyze.h"
+#include "engine/rules/compiled_rules.h"
 
 namespace ff::agent {
 

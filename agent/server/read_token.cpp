@@ -1,4 +1,4 @@
-#include "server/read_token.h"
+#include "agent/server/read_token.h"
 
 #include <sys/stat.h>
 
@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "server/agent_config.h"
+#include "agent/server/agent_config.h"
 
 namespace ff::agent {
 

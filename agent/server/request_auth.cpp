@@ -1,4 +1,4 @@
-#include "server/request_auth.h"
+#include "agent/server/request_auth.h"
 
 #include <pwd.h>
 

@@ -13,7 +13,7 @@
 #include <set>
 #include <string>
 
-#include "slurm/slurm_client.h"
+#include "agent/slurm/slurm_client.h"
 
 namespace ff::agent {
 

@@ -1,12 +1,12 @@
-#include "server/retention_sweep.h"
+#include "agent/server/retention_sweep.h"
 
 #include <spdlog/spdlog.h>
 
 #include <ctime>
 #include <map>
 
-#include "metrics/agent_metrics.h"
-#include "server/bundle_rules.h"
+#include "agent/metrics/agent_metrics.h"
+#include "agent/server/bundle_rules.h"
 
 namespace ff::agent {
 

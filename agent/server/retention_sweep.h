@@ -16,10 +16,10 @@
 #include <mutex>
 #include <thread>
 
-#include "server/job_locks.h"
-#include "server/job_tracker.h"
-#include "server/state_layout.h"
-#include "store/diagnosis_store.h"
+#include "agent/server/job_locks.h"
+#include "agent/server/job_tracker.h"
+#include "agent/server/state_layout.h"
+#include "agent/store/diagnosis_store.h"
 
 namespace ff::agent {
 

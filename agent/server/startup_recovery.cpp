@@ -1,4 +1,4 @@
-#include "server/startup_recovery.h"
+#include "agent/server/startup_recovery.h"
 
 #include <spdlog/spdlog.h>
 
@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "server/bundle_rules.h"
+#include "agent/server/bundle_rules.h"
 
 namespace ff::agent {
 

@@ -6,10 +6,10 @@
 #include <atomic>
 #include <chrono>
 
-#include "server/job_tracker.h"
-#include "server/pass_runner.h"
-#include "server/state_layout.h"
-#include "store/diagnosis_store.h"
+#include "agent/server/job_tracker.h"
+#include "agent/server/pass_runner.h"
+#include "agent/server/state_layout.h"
+#include "agent/store/diagnosis_store.h"
 
 namespace ff::agent {
 

@@ -1,10 +1,10 @@
-#include "server/upload_validation.h"
+#include "agent/server/upload_validation.h"
 
 #include <nlohmann/json.hpp>
 
 #include <set>
 
-#include "server/bundle_rules.h"
+#include "agent/server/bundle_rules.h"
 
 namespace ff::agent {
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "server/bundle_receiver.h"
+#include "agent/server/bundle_receiver.h"
 
 namespace ff::agent {
 

@@ -1,4 +1,4 @@
-#include "slurm/comment_text.h"
+#include "agent/slurm/comment_text.h"
 
 namespace ff::agent {
 

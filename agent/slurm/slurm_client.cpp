@@ -1,11 +1,11 @@
-#include "slurm/slurm_client.h"
+#include "agent/slurm/slurm_client.h"
 
 #include <algorithm>
 #include <cctype>
 #include <utility>
 
+#include "agent/slurm/comment_text.h"
 #include "common/run_process.h"
-#include "slurm/comment_text.h"
 
 namespace ff::agent {
 

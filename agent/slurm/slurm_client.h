@@ -8,8 +8,8 @@
 #include <optional>
 #include <string>
 
+#include "agent/slurm/slurm_job.h"
 #include "common/run_process.h"
-#include "slurm/slurm_job.h"
 
 namespace ff::agent {
 

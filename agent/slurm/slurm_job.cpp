@@ -1,4 +1,4 @@
-#include "slurm/slurm_job.h"
+#include "agent/slurm/slurm_job.h"
 
 #include <cctype>
 #include <ctime>

@@ -1,4 +1,4 @@
-#include "store/diagnosis_from_json.h"
+#include "agent/store/diagnosis_from_json.h"
 
 namespace ff::agent {
 namespace {

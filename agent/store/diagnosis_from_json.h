@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/diagnosis.h"
+#include "incident/diagnosis.h"
 
 namespace ff::agent {
 

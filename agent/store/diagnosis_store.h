@@ -23,7 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "suspects/suspect_report.h"
+#include "agent/suspects/suspect_report.h"
 
 namespace ff::agent {
 

@@ -1,8 +1,8 @@
-#include "store/schema_migrator.h"
+#include "agent/store/schema_migrator.h"
 
 #include <string>
 
-#include "store/write_transaction.h"
+#include "agent/store/write_transaction.h"
 
 namespace ff::agent {
 namespace {

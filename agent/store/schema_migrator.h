@@ -6,8 +6,8 @@
 
 #include <vector>
 
-#include "sql_migrations.h"
-#include "store/sqlite_handle.h"
+#include "agent/store/sqlite_handle.h"
+#include "sql/sql_migrations.h"
 
 namespace ff::agent {
 

@@ -6,10 +6,10 @@
 #include <ctime>
 #include <mutex>
 
-#include "store/diagnosis_store.h"
-#include "store/schema_migrator.h"
-#include "store/sqlite_handle.h"
-#include "store/write_transaction.h"
+#include "agent/store/diagnosis_store.h"
+#include "agent/store/schema_migrator.h"
+#include "agent/store/sqlite_handle.h"
+#include "agent/store/write_transaction.h"
 
 namespace ff::agent {
 namespace {

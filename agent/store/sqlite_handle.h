@@ -11,8 +11,8 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "store/diagnosis_store.h"
-#include "store/statement.h"
+#include "agent/store/diagnosis_store.h"
+#include "agent/store/statement.h"
 
 namespace ff::agent {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "store/diagnosis_store.h"
+#include "agent/store/diagnosis_store.h"
 
 namespace ff::agent {
 

@@ -8,7 +8,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "store/sqlite_handle.h"
+#include "agent/store/sqlite_handle.h"
 
 namespace ff::agent {
 

@@ -10,8 +10,8 @@
 
 #include <re2/re2.h>
 
-#include "model/job_info.h"
-#include "suspects/suspect_report.h"
+#include "agent/suspects/suspect_report.h"
+#include "incident/job_info.h"
 
 namespace ff::agent {
 namespace {

@@ -1,7 +1,7 @@
 // suspects_to_json: the report as `firstfault suspects --json` and
 // GET /api/v1/suspects print it. Times are unix seconds, like created_at
 // of GET /api/v1/diagnoses; absent values are null, never "".
-#include "suspects/suspect_report.h"
+#include "agent/suspects/suspect_report.h"
 
 namespace ff::agent {
 namespace {

@@ -1,8 +1,8 @@
-#include "suspects/time_window.h"
+#include "agent/suspects/time_window.h"
 
 #include <ctime>
 
-#include "model/time.h"
+#include "incident/time/time.h"
 
 namespace ff::agent {
 

@@ -1,4 +1,4 @@
-#include "bundle/bundle_builder.h"
+#include "collectors/bundle/bundle_builder.h"
 
 #include <spdlog/spdlog.h>
 
@@ -7,15 +7,15 @@
 #include <fstream>
 #include <set>
 
-#include "bundle/size_limit.h"
+#include "collectors/bundle/size_limit.h"
+#include "collectors/sources/app_output.h"
+#include "collectors/sources/log_collector.h"
+#include "collectors/sources/node_facts.h"
+#include "collectors/spool/job_records.h"
+#include "collectors/window/job_window.h"
 #include "common/hostlist.h"
-#include "extract/timestamp_parser.h"
-#include "read/bundle_paths.h"
-#include "sources/app_output.h"
-#include "sources/log_collector.h"
-#include "sources/node_facts.h"
-#include "spool/job_records.h"
-#include "window/job_window.h"
+#include "engine/read/bundle_paths.h"
+#include "incident/time/timestamp_parser.h"
 
 namespace ff::collect {
 namespace {

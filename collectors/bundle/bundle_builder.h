@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "bundle/job_fragment.h"
-#include "config/node_config.h"
-#include "delivery/outbox.h"
+#include "collectors/bundle/job_fragment.h"
+#include "collectors/config/node_config.h"
+#include "collectors/delivery/outbox.h"
 
 namespace ff::collect {
 

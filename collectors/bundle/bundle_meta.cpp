@@ -1,4 +1,4 @@
-#include "bundle/bundle_meta.h"
+#include "collectors/bundle/bundle_meta.h"
 
 #include <chrono>
 

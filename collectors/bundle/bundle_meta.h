@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/time.h"
+#include "incident/time/time.h"
 
 namespace ff::collect {
 

@@ -1,4 +1,4 @@
-#include "bundle/job_fragment.h"
+#include "collectors/bundle/job_fragment.h"
 
 namespace ff::collect {
 

@@ -8,10 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bundle/coverage.h"
-#include "model/time.h"
-#include "sources/node_facts.h"
-#include "spool/job_records.h"
+#include "collectors/bundle/coverage.h"
+#include "collectors/sources/node_facts.h"
+#include "collectors/spool/job_records.h"
+#include "incident/time/time.h"
 
 namespace ff::collect {
 

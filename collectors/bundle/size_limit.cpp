@@ -1,6 +1,6 @@
-#include "bundle/size_limit.h"
+#include "collectors/bundle/size_limit.h"
 
-#include "sources/tail_copy.h"
+#include "collectors/sources/tail_copy.h"
 
 #include <fcntl.h>
 #include <unistd.h>

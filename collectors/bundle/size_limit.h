@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "bundle/bundle_file.h"
+#include "collectors/bundle/bundle_file.h"
 
 namespace ff::collect {
 

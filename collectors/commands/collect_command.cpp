@@ -4,11 +4,11 @@
 
 #include <spdlog/spdlog.h>
 
-#include "commands/commands.h"
-#include "delivery/bundle_delivery.h"
-#include "sources/app_output.h"
-#include "spool/pending_record.h"
-#include "spool/spool_cleaner.h"
+#include "collectors/commands/commands.h"
+#include "collectors/delivery/bundle_delivery.h"
+#include "collectors/sources/app_output.h"
+#include "collectors/spool/pending_record.h"
+#include "collectors/spool/spool_cleaner.h"
 
 namespace ff::collect {
 namespace {

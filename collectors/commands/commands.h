@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "bundle/bundle_builder.h"
-#include "config/node_config.h"
+#include "collectors/bundle/bundle_builder.h"
+#include "collectors/config/node_config.h"
 
 namespace ff::collect {
 

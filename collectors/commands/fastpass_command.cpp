@@ -8,10 +8,10 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "commands/commands.h"
+#include "collectors/commands/commands.h"
+#include "collectors/delivery/bundle_delivery.h"
 #include "common/content_digest.h"
 #include "common/munge_credential.h"
-#include "delivery/bundle_delivery.h"
 
 namespace ff::collect {
 namespace {

@@ -1,4 +1,4 @@
-#include "config/node_config.h"
+#include "collectors/config/node_config.h"
 
 #include "common/node_name_pattern.h"
 
@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <set>
 
-#include "sources/journal_reader.h"
-#include "sources/kmsg_reader.h"
+#include "collectors/sources/journal_reader.h"
+#include "collectors/sources/kmsg_reader.h"
 
 namespace ff::collect {
 namespace {

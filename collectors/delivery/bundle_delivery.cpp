@@ -1,4 +1,4 @@
-#include "delivery/bundle_delivery.h"
+#include "collectors/delivery/bundle_delivery.h"
 
 #include <spdlog/spdlog.h>
 

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "config/node_config.h"
-#include "delivery/http_client.h"
-#include "delivery/outbox.h"
+#include "collectors/config/node_config.h"
+#include "collectors/delivery/http_client.h"
+#include "collectors/delivery/outbox.h"
 
 namespace ff::collect {
 

@@ -1,4 +1,4 @@
-#include "delivery/http_client.h"
+#include "collectors/delivery/http_client.h"
 
 #include <curl/curl.h>
 

@@ -1,4 +1,4 @@
-#include "delivery/outbox.h"
+#include "collectors/delivery/outbox.h"
 
 #include <fcntl.h>
 #include <sys/file.h>

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "bundle/bundle_meta.h"
+#include "collectors/bundle/bundle_meta.h"
 
 namespace ff::collect {
 

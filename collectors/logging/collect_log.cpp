@@ -1,4 +1,4 @@
-#include "logging/collect_log.h"
+#include "collectors/logging/collect_log.h"
 
 #include <spdlog/sinks/rotating_file_sink.h>
 #include <spdlog/sinks/stdout_color_sinks.h>

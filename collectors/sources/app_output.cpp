@@ -1,7 +1,7 @@
-#include "sources/app_output.h"
+#include "collectors/sources/app_output.h"
 
+#include "collectors/sources/tail_copy.h"
 #include "common/user_file.h"
-#include "sources/tail_copy.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -11,8 +11,8 @@
 #include <optional>
 #include <string>
 
-#include "bundle/bundle_file.h"
-#include "bundle/coverage.h"
+#include "collectors/bundle/bundle_file.h"
+#include "collectors/bundle/coverage.h"
 
 namespace ff::collect {
 

@@ -1,4 +1,4 @@
-#include "sources/journal_reader.h"
+#include "collectors/sources/journal_reader.h"
 
 #include <systemd/sd-journal.h>
 
@@ -9,7 +9,7 @@
 #include <ctime>
 #include <memory>
 
-#include "sources/tail_copy.h"
+#include "collectors/sources/tail_copy.h"
 
 namespace ff::collect {
 namespace {

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "window/time_window.h"
+#include "collectors/window/time_window.h"
 
 namespace ff::collect {
 

@@ -1,4 +1,4 @@
-#include "sources/kmsg_reader.h"
+#include "collectors/sources/kmsg_reader.h"
 
 #include <fcntl.h>
 #include <unistd.h>

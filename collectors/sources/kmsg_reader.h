@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <string>
 
-#include "extract/timestamp_parser.h"
-#include "window/time_window.h"
+#include "collectors/window/time_window.h"
+#include "incident/time/timestamp_parser.h"
 
 namespace ff::collect {
 

@@ -1,4 +1,4 @@
-#include "sources/log_collector.h"
+#include "collectors/sources/log_collector.h"
 
 #include <spdlog/spdlog.h>
 
@@ -8,11 +8,11 @@
 #include <cstring>
 #include <memory>
 
-#include "sources/journal_reader.h"
-#include "sources/kmsg_reader.h"
-#include "sources/log_files.h"
-#include "sources/tail_copy.h"
-#include "window/window_reader.h"
+#include "collectors/sources/journal_reader.h"
+#include "collectors/sources/kmsg_reader.h"
+#include "collectors/sources/log_files.h"
+#include "collectors/sources/tail_copy.h"
+#include "collectors/window/window_reader.h"
 
 namespace ff::collect {
 namespace {

@@ -7,11 +7,11 @@
 #include <filesystem>
 #include <vector>
 
-#include "bundle/bundle_file.h"
-#include "bundle/coverage.h"
-#include "config/node_config.h"
-#include "extract/timestamp_parser.h"
-#include "window/time_window.h"
+#include "collectors/bundle/bundle_file.h"
+#include "collectors/bundle/coverage.h"
+#include "collectors/config/node_config.h"
+#include "collectors/window/time_window.h"
+#include "incident/time/timestamp_parser.h"
 
 namespace ff::collect {
 

@@ -1,4 +1,4 @@
-#include "sources/log_files.h"
+#include "collectors/sources/log_files.h"
 
 #include <glob.h>
 #include <sys/stat.h>

@@ -1,4 +1,4 @@
-#include "sources/node_facts.h"
+#include "collectors/sources/node_facts.h"
 
 #include <algorithm>
 #include <cctype>

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "model/time.h"
+#include "incident/time/time.h"
 
 namespace ff::collect {
 

@@ -1,4 +1,4 @@
-#include "sources/tail_copy.h"
+#include "collectors/sources/tail_copy.h"
 
 #include <sys/types.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "spool/job_records.h"
+#include "collectors/spool/job_records.h"
 
 #include <nlohmann/json.hpp>
 

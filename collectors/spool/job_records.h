@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "model/time.h"
-#include "spool/spool_layout.h"
+#include "collectors/spool/spool_layout.h"
+#include "incident/time/time.h"
 
 namespace ff::collect {
 

@@ -1,4 +1,4 @@
-#include "spool/pending_record.h"
+#include "collectors/spool/pending_record.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,4 +1,4 @@
-#include "spool/spool_cleaner.h"
+#include "collectors/spool/spool_cleaner.h"
 
 #include <spdlog/spdlog.h>
 

@@ -3,7 +3,7 @@
 // of staging.
 #pragma once
 
-#include "spool/spool_layout.h"
+#include "collectors/spool/spool_layout.h"
 
 namespace ff::collect {
 

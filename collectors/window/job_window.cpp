@@ -1,4 +1,4 @@
-#include "window/job_window.h"
+#include "collectors/window/job_window.h"
 
 namespace ff::collect {
 

@@ -5,9 +5,9 @@
 
 #include <vector>
 
-#include "config/node_config.h"
-#include "spool/job_records.h"
-#include "window/time_window.h"
+#include "collectors/config/node_config.h"
+#include "collectors/spool/job_records.h"
+#include "collectors/window/time_window.h"
 
 namespace ff::collect {
 

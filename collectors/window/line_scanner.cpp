@@ -1,4 +1,4 @@
-#include "window/line_scanner.h"
+#include "collectors/window/line_scanner.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

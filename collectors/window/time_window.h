@@ -4,7 +4,7 @@
 
 #include <chrono>
 
-#include "model/time.h"
+#include "incident/time/time.h"
 
 namespace ff::collect {
 

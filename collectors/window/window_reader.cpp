@@ -1,10 +1,10 @@
-#include "window/window_reader.h"
+#include "collectors/window/window_reader.h"
 
 #include <sys/stat.h>
 
 #include <optional>
 
-#include "window/line_scanner.h"
+#include "collectors/window/line_scanner.h"
 
 namespace ff::collect {
 namespace {

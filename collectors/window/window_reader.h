@@ -17,8 +17,8 @@
 #include <string>
 #include <string_view>
 
-#include "extract/timestamp_parser.h"
-#include "window/time_window.h"
+#include "collectors/window/time_window.h"
+#include "incident/time/timestamp_parser.h"
 
 namespace ff::collect {
 

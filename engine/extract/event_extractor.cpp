@@ -1,4 +1,4 @@
-#include "extract/event_extractor.h"
+#include "engine/extract/event_extractor.h"
 
 #include <fcntl.h>
 #include <unistd.h>

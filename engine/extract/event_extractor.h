@@ -12,11 +12,11 @@
 #include <string_view>
 #include <vector>
 
-#include "extract/timestamp_parser.h"
-#include "model/event.h"
-#include "read/incident_layout.h"
-#include "read/line_reader.h"
-#include "rules/compiled_rules.h"
+#include "engine/model/event.h"
+#include "engine/read/incident_layout.h"
+#include "engine/read/line_reader.h"
+#include "engine/rules/compiled_rules.h"
+#include "incident/time/timestamp_parser.h"
 
 namespace ff {
 

@@ -1,4 +1,4 @@
-#include "extract/metric_extractor.h"
+#include "engine/extract/metric_extractor.h"
 
 #include <algorithm>
 #include <cmath>

@@ -17,10 +17,10 @@
 #include <set>
 #include <string>
 
-#include "extract/event_extractor.h"
-#include "model/job_info.h"
-#include "read/metrics_reader.h"
-#include "rules/compiled_rules.h"
+#include "engine/extract/event_extractor.h"
+#include "engine/read/metrics_reader.h"
+#include "engine/rules/compiled_rules.h"
+#include "incident/job_info.h"
 
 namespace ff {
 

@@ -1,4 +1,4 @@
-#include "extract/parallel_scan.h"
+#include "engine/extract/parallel_scan.h"
 
 #include <sys/stat.h>
 

@@ -16,11 +16,11 @@
 #include <string>
 #include <vector>
 
-#include "extract/event_extractor.h"
-#include "extract/timestamp_parser.h"
-#include "read/incident_layout.h"
-#include "read/line_reader.h"
-#include "read/unique_fd.h"
+#include "engine/extract/event_extractor.h"
+#include "engine/read/incident_layout.h"
+#include "engine/read/line_reader.h"
+#include "engine/read/unique_fd.h"
+#include "incident/time/timestamp_parser.h"
 
 namespace ff {
 

@@ -1,4 +1,4 @@
-#include "filter/event_store.h"
+#include "engine/filter/event_store.h"
 
 #include <algorithm>
 

@@ -10,8 +10,8 @@
 #include <tuple>
 #include <vector>
 
-#include "model/diagnosis.h"
-#include "model/event.h"
+#include "engine/model/event.h"
+#include "incident/diagnosis.h"
 
 namespace ff {
 

@@ -7,9 +7,9 @@
 #include <tuple>
 #include <vector>
 
-#include "model/diagnosis.h"
-#include "model/job_info.h"
-#include "rules/compiled_rules.h"
+#include "engine/rules/compiled_rules.h"
+#include "incident/diagnosis.h"
+#include "incident/job_info.h"
 
 namespace ff {
 

@@ -11,8 +11,8 @@
 #include <memory>
 #include <vector>
 
-#include "filter/filter_context.h"
-#include "model/event.h"
+#include "engine/filter/filter_context.h"
+#include "engine/model/event.h"
 
 namespace ff {
 

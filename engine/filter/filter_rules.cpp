@@ -4,7 +4,7 @@
 #include <map>
 #include <set>
 
-#include "filter/filter_rule.h"
+#include "engine/filter/filter_rule.h"
 
 namespace ff {
 

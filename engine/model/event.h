@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "model/time.h"
+#include "incident/time/time.h"
 
 namespace ff {
 

@@ -1,4 +1,4 @@
-#include "pipeline/analyze.h"
+#include "engine/pipeline/analyze.h"
 
 #include <sched.h>
 
@@ -8,18 +8,18 @@
 #include <set>
 #include <thread>
 
-#include "extract/event_extractor.h"
-#include "extract/metric_extractor.h"
-#include "extract/parallel_scan.h"
-#include "extract/timestamp_parser.h"
-#include "filter/event_store.h"
-#include "filter/filter_rule.h"
-#include "read/incident_file.h"
-#include "read/incident_layout.h"
-#include "read/job_reader.h"
-#include "read/metrics_reader.h"
-#include "refine/attribution.h"
-#include "verdict/diagnosis_builder.h"
+#include "engine/extract/event_extractor.h"
+#include "engine/extract/metric_extractor.h"
+#include "engine/extract/parallel_scan.h"
+#include "engine/filter/event_store.h"
+#include "engine/filter/filter_rule.h"
+#include "engine/read/incident_file.h"
+#include "engine/read/incident_layout.h"
+#include "engine/read/job_reader.h"
+#include "engine/read/metrics_reader.h"
+#include "engine/refine/attribution.h"
+#include "engine/verdict/diagnosis_builder.h"
+#include "incident/time/timestamp_parser.h"
 
 namespace ff {
 

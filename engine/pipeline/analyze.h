@@ -8,8 +8,8 @@
 #include <memory>
 #include <string>
 
-#include "model/diagnosis.h"
-#include "rules/compiled_rules.h"
+#include "engine/rules/compiled_rules.h"
+#include "incident/diagnosis.h"
 
 namespace ff {
 

@@ -1,9 +1,9 @@
-#include "read/bundle_paths.h"
+#include "engine/read/bundle_paths.h"
 
 #include <cctype>
 #include <cstring>
 
-#include "read/incident_layout.h"
+#include "engine/read/incident_layout.h"
 
 namespace ff {
 

@@ -1,4 +1,4 @@
-#include "read/incident_file.h"
+#include "engine/read/incident_file.h"
 
 #include <dirent.h>
 #include <fcntl.h>

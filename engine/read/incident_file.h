@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-#include "read/unique_fd.h"
+#include "engine/read/unique_fd.h"
 
 namespace ff {
 

@@ -1,4 +1,4 @@
-#include "read/incident_layout.h"
+#include "engine/read/incident_layout.h"
 
 #include <algorithm>
 #include <cctype>

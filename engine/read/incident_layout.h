@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "model/diagnosis.h"
-#include "read/incident_file.h"
+#include "engine/read/incident_file.h"
+#include "incident/diagnosis.h"
 
 namespace ff {
 

@@ -1,4 +1,4 @@
-#include "read/job_reader.h"
+#include "engine/read/job_reader.h"
 
 #include <nlohmann/json.hpp>
 #include <optional>

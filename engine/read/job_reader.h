@@ -9,9 +9,9 @@
 #include <filesystem>
 #include <vector>
 
-#include "model/diagnosis.h"
-#include "model/job_info.h"
-#include "read/incident_file.h"
+#include "engine/read/incident_file.h"
+#include "incident/diagnosis.h"
+#include "incident/job_info.h"
 
 namespace ff {
 

@@ -1,4 +1,4 @@
-#include "read/line_reader.h"
+#include "engine/read/line_reader.h"
 
 #include <fcntl.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "read/metrics_reader.h"
+#include "engine/read/metrics_reader.h"
 
 #include <algorithm>
 #include <cmath>

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "model/time.h"
-#include "read/incident_file.h"
+#include "engine/read/incident_file.h"
+#include "incident/time/time.h"
 
 namespace ff {
 

@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "filter/filter_context.h"
-#include "model/event.h"
-#include "rules/compiled_rules.h"
+#include "engine/filter/filter_context.h"
+#include "engine/model/event.h"
+#include "engine/rules/compiled_rules.h"
 
 namespace ff {
 

@@ -6,7 +6,7 @@
 #include <set>
 #include <tuple>
 
-#include "refine/attribution.h"
+#include "engine/refine/attribution.h"
 
 namespace ff {
 

@@ -1,4 +1,4 @@
-#include "rules/compiled_rules.h"
+#include "engine/rules/compiled_rules.h"
 
 #include <algorithm>
 #include <set>

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "rules/rule_set.h"
+#include "engine/rules/rule_set.h"
 
 namespace ff {
 

@@ -1,4 +1,4 @@
-#include "rules/rule_document.h"
+#include "engine/rules/rule_document.h"
 
 #include <yaml-cpp/yaml.h>
 

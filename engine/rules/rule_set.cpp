@@ -1,9 +1,9 @@
-#include "rules/rule_set.h"
+#include "engine/rules/rule_set.h"
 
 #include <algorithm>
 #include <filesystem>
 
-#include "rules/builtin_rules.h"
+#include "engine/rules/builtin_rules.h"
 
 namespace ff {
 

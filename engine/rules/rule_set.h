@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "rules/rule_document.h"
+#include "engine/rules/rule_document.h"
 
 namespace ff {
 

@@ -1,4 +1,4 @@
-#include "verdict/diagnosis_builder.h"
+#include "engine/verdict/diagnosis_builder.h"
 
 #include <algorithm>
 #include <map>

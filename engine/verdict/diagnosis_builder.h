@@ -4,9 +4,9 @@
 // ordered; ids cited by the other fields), recommended action and summary.
 #pragma once
 
-#include "filter/filter_context.h"
-#include "model/diagnosis.h"
-#include "refine/attribution.h"
+#include "engine/filter/filter_context.h"
+#include "engine/refine/attribution.h"
+#include "incident/diagnosis.h"
 
 namespace ff {
 

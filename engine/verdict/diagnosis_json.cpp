@@ -1,4 +1,4 @@
-#include "verdict/diagnosis_json.h"
+#include "engine/verdict/diagnosis_json.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,4 +1,4 @@
-#include "verdict/text_report.h"
+#include "engine/verdict/text_report.h"
 
 #include <map>
 #include <set>

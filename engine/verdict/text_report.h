@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "model/diagnosis.h"
+#include "incident/diagnosis.h"
 
 namespace ff {
 

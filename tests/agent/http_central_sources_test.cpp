@@ -2,11 +2,11 @@
 // final pass: here gpu-a02's own bundle lost its kernel lines, Loki still
 // has the Xid 79, and the diagnosis names gpu-a02 from Loki's copy, with
 // every node's Loki coverage in job.json. (The Loki is the documented-API
-// stand-in of tests/sources/fake_loki.h.)
+// stand-in of tests/central/fake_loki.h.)
 #include <gtest/gtest.h>
 
-#include "agent_process.h"
-#include "fake_loki.h"
+#include "tests/agent/agent_process.h"
+#include "tests/central/fake_loki.h"
 
 namespace {
 

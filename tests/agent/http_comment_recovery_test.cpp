@@ -3,7 +3,7 @@
 // agent finds the pass whose Comment was never settled and writes it.
 #include <gtest/gtest.h>
 
-#include "agent_process.h"
+#include "tests/agent/agent_process.h"
 
 namespace {
 

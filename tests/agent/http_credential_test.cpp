@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
-#include "agent_process.h"
 #include "common/run_process.h"
+#include "tests/agent/agent_process.h"
 
 namespace {
 

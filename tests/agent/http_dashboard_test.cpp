@@ -20,8 +20,8 @@
 #include <regex>
 #include <set>
 
-#include "agent_process.h"
 #include "common/run_process.h"
+#include "tests/agent/agent_process.h"
 
 namespace {
 

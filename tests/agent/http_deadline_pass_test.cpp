@@ -2,7 +2,7 @@
 // final_pass_deadline_s after the first Epilog bundle.
 #include <gtest/gtest.h>
 
-#include "agent_process.h"
+#include "tests/agent/agent_process.h"
 
 namespace {
 

@@ -5,7 +5,7 @@
 // one whose final or deadline pass has not run.
 #include <gtest/gtest.h>
 
-#include "agent_process.h"
+#include "tests/agent/agent_process.h"
 
 namespace {
 

@@ -10,8 +10,8 @@
 // collector's `kernel` source holds: the kernel's own records), it drains.
 #include <gtest/gtest.h>
 
-#include "agent_process.h"
-#include "recorded_args.h"
+#include "tests/agent/agent_process.h"
+#include "tests/agent/recorded_args.h"
 
 namespace {
 

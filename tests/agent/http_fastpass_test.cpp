@@ -3,8 +3,8 @@
 // Comment with `scontrol update` while the job runs.
 #include <gtest/gtest.h>
 
-#include "agent_process.h"
 #include "common/run_process.h"
+#include "tests/agent/agent_process.h"
 
 namespace {
 

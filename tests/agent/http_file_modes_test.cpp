@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
-#include "agent_process.h"
+#include "tests/agent/agent_process.h"
 
 namespace {
 

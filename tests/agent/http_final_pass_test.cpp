@@ -3,8 +3,8 @@
 // Comment goes to sacctmgr (the job ended, accounting is configured).
 #include <gtest/gtest.h>
 
-#include "agent_process.h"
 #include "common/run_process.h"
+#include "tests/agent/agent_process.h"
 
 namespace {
 

@@ -10,7 +10,7 @@
 // gpu-a nodes, no victim-17.
 #include <gtest/gtest.h>
 
-#include "agent_process.h"
+#include "tests/agent/agent_process.h"
 
 namespace {
 

@@ -4,7 +4,7 @@
 // files, not a row — while what was stored before stays as it was.
 #include <gtest/gtest.h>
 
-#include "agent_process.h"
+#include "tests/agent/agent_process.h"
 
 namespace {
 

@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <future>
 
-#include "agent_process.h"
+#include "tests/agent/agent_process.h"
 
 namespace {
 

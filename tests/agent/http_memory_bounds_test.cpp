@@ -11,8 +11,8 @@
 
 #include <cstdlib>
 
-#include "agent_process.h"
-#include "process_memory.h"
+#include "tests/agent/agent_process.h"
+#include "tests/support/process_memory.h"
 
 namespace {
 

@@ -3,7 +3,7 @@
 // in bundle_id) and "Epilog beats step" decide, never arrival order.
 #include <gtest/gtest.h>
 
-#include "agent_process.h"
+#include "tests/agent/agent_process.h"
 
 namespace {
 

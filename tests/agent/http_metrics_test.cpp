@@ -8,9 +8,9 @@
 #include <map>
 #include <sstream>
 
-#include "agent_process.h"
 #include "common/run_process.h"
-#include "real_prometheus.h"
+#include "tests/agent/agent_process.h"
+#include "tests/central/real_prometheus.h"
 
 namespace {
 

@@ -1,7 +1,7 @@
 // A request over max_request_bytes is refused with 413 and stores nothing.
 #include <gtest/gtest.h>
 
-#include "agent_process.h"
+#include "tests/agent/agent_process.h"
 
 namespace {
 

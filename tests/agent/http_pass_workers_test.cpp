@@ -4,7 +4,7 @@
 // thread and with four workers of eight.
 #include <gtest/gtest.h>
 
-#include "agent_process.h"
+#include "tests/agent/agent_process.h"
 
 namespace {
 

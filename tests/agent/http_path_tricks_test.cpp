@@ -2,7 +2,7 @@
 // 400, and nothing on disk.
 #include <gtest/gtest.h>
 
-#include "agent_process.h"
+#include "tests/agent/agent_process.h"
 
 namespace {
 

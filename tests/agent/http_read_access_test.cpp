@@ -5,8 +5,8 @@
 // upload; read_access: open serves anyone. /api/v1/health stays open.
 #include <gtest/gtest.h>
 
-#include "agent_process.h"
 #include "common/run_process.h"
+#include "tests/agent/agent_process.h"
 
 namespace {
 

@@ -2,7 +2,7 @@
 // parameter checks, SIGTERM → clean exit 0.
 #include <gtest/gtest.h>
 
-#include "agent_process.h"
+#include "tests/agent/agent_process.h"
 
 namespace {
 

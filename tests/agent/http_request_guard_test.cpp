@@ -9,9 +9,9 @@
 #include <fstream>
 #include <set>
 
-#include "agent_process.h"
 #include "common/run_process.h"
-#include "raw_http.h"
+#include "tests/agent/agent_process.h"
+#include "tests/agent/raw_http.h"
 
 namespace {
 

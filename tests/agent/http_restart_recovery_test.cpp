@@ -2,7 +2,7 @@
 // process takes the job up again and still runs its deadline pass.
 #include <gtest/gtest.h>
 
-#include "agent_process.h"
+#include "tests/agent/agent_process.h"
 
 namespace {
 

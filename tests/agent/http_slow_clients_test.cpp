@@ -7,8 +7,8 @@
 
 #include <atomic>
 
-#include "agent_process.h"
-#include "raw_http.h"
+#include "tests/agent/agent_process.h"
+#include "tests/agent/raw_http.h"
 
 namespace {
 

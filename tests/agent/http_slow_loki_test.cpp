@@ -2,11 +2,11 @@
 // stalls on one job's queries must not hold up another job's final pass
 // (final passes run on a pool of workers) nor the same job's bundles and
 // fast pass (the job's lock is not held while Loki is asked). The Loki is
-// the real HTTP server of tests/sources/fake_loki.h, stalling on demand.
+// the real HTTP server of tests/central/fake_loki.h, stalling on demand.
 #include <gtest/gtest.h>
 
-#include "agent_process.h"
-#include "fake_loki.h"
+#include "tests/agent/agent_process.h"
+#include "tests/central/fake_loki.h"
 
 namespace {
 

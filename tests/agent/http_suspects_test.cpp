@@ -6,7 +6,7 @@
 
 #include <ctime>
 
-#include "agent_process.h"
+#include "tests/agent/agent_process.h"
 
 namespace {
 

@@ -2,7 +2,7 @@
 // same bundle_id again: 200, still one row, nothing rewritten.
 #include <gtest/gtest.h>
 
-#include "agent_process.h"
+#include "tests/agent/agent_process.h"
 
 namespace {
 

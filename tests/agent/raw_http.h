@@ -24,7 +24,7 @@
 #include <thread>
 #include <vector>
 
-#include "process_memory.h"
+#include "tests/support/process_memory.h"
 
 namespace fftest {
 

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "server/agent_config.h"
+#include "agent/server/agent_config.h"
 
 namespace {
 

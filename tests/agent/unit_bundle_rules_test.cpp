@@ -1,7 +1,7 @@
 // agent/server/bundle_rules: names from the network that become paths.
 #include <gtest/gtest.h>
 
-#include "server/bundle_rules.h"
+#include "agent/server/bundle_rules.h"
 
 namespace {
 

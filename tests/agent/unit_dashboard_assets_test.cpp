@@ -14,9 +14,9 @@
 #include <sstream>
 #include <string>
 
-#include "dashboard/dashboard_assets.h"
-#include "server/agent_config.h"
-#include "server/read_token.h"
+#include "agent/dashboard/dashboard_assets.h"
+#include "agent/server/agent_config.h"
+#include "agent/server/read_token.h"
 
 namespace {
 

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "drain/drain_policy.h"
-#include "server/agent_config.h"
-#include "slurm/comment_text.h"
+#include "agent/drain/drain_policy.h"
+#include "agent/server/agent_config.h"
+#include "agent/slurm/comment_text.h"
 
 namespace {
 

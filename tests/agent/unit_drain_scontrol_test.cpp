@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "recorded_args.h"
-#include "slurm/comment_text.h"
-#include "slurm/slurm_client.h"
+#include "agent/slurm/comment_text.h"
+#include "agent/slurm/slurm_client.h"
+#include "tests/agent/recorded_args.h"
 
 namespace {
 

@@ -17,11 +17,11 @@
 #include <string>
 #include <vector>
 
-#include "drain/drain_policy.h"
-#include "recorded_args.h"
-#include "slurm/slurm_client.h"
-#include "store/diagnosis_store.h"
-#include "suspects/time_window.h"
+#include "agent/drain/drain_policy.h"
+#include "agent/slurm/slurm_client.h"
+#include "agent/store/diagnosis_store.h"
+#include "agent/suspects/time_window.h"
+#include "tests/agent/recorded_args.h"
 
 namespace {
 

@@ -15,10 +15,10 @@
 #include <set>
 #include <sstream>
 
-#include "growing_file.h"
-#include "open_watch.h"
-#include "process_memory.h"
-#include "server/incident_merger.h"
+#include "agent/server/incident_merger.h"
+#include "tests/support/growing_file.h"
+#include "tests/support/open_watch.h"
+#include "tests/support/process_memory.h"
 
 namespace {
 

@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "slurm/comment_text.h"
-#include "slurm/slurm_job.h"
+#include "agent/slurm/comment_text.h"
+#include "agent/slurm/slurm_job.h"
 
 namespace {
 

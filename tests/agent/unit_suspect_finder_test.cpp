@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "suspects/suspect_report.h"
+#include "agent/suspects/suspect_report.h"
 
 namespace {
 

@@ -2,7 +2,7 @@
 // that name file and line.
 #include <gtest/gtest.h>
 
-#include "server/agent_config.h"
+#include "agent/server/agent_config.h"
 
 namespace {
 

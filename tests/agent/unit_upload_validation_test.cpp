@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "server/upload_validation.h"
+#include "agent/server/upload_validation.h"
 
 namespace {
 

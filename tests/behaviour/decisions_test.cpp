@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "incident_builder.h"
+#include "tests/behaviour/incident_builder.h"
 
 using nlohmann::json;
 using namespace fftest;

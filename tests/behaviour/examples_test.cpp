@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "run_firstfault.h"
+#include "tests/behaviour/run_firstfault.h"
 
 namespace fs = std::filesystem;
 using fftest::run_firstfault;

@@ -7,7 +7,7 @@
 #include <set>
 #include <string>
 
-#include "run_firstfault.h"
+#include "tests/behaviour/run_firstfault.h"
 
 namespace fftest {
 

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "incident_builder.h"
+#include "tests/behaviour/incident_builder.h"
 
 namespace {
 

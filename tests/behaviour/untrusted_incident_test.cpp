@@ -10,8 +10,8 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "incident_builder.h"
-#include "open_watch.h"
+#include "tests/behaviour/incident_builder.h"
+#include "tests/support/open_watch.h"
 
 using nlohmann::json;
 using namespace fftest;

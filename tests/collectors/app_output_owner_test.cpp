@@ -12,12 +12,12 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "collector_test_support.h"
+#include "collectors/sources/app_output.h"
+#include "collectors/sources/tail_copy.h"
 #include "common/user_file.h"
-#include "growing_file.h"
-#include "open_watch.h"
-#include "sources/app_output.h"
-#include "sources/tail_copy.h"
+#include "tests/collectors/collector_test_support.h"
+#include "tests/support/growing_file.h"
+#include "tests/support/open_watch.h"
 
 namespace ff::collect {
 namespace {

@@ -4,10 +4,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bundle/bundle_builder.h"
-#include "bundle/size_limit.h"
-#include "collector_test_support.h"
-#include "delivery/outbox.h"
+#include "collectors/bundle/bundle_builder.h"
+#include "collectors/bundle/size_limit.h"
+#include "collectors/delivery/outbox.h"
+#include "tests/collectors/collector_test_support.h"
 
 namespace ff::collect {
 namespace {

@@ -11,13 +11,13 @@
 
 #include <set>
 
-#include "bundle/bundle_builder.h"
-#include "bundle/bundle_meta.h"
-#include "collector_test_support.h"
+#include "agent/server/upload_validation.h"
+#include "collectors/bundle/bundle_builder.h"
+#include "collectors/bundle/bundle_meta.h"
+#include "collectors/delivery/outbox.h"
 #include "common/user_file.h"
-#include "delivery/outbox.h"
-#include "read/bundle_paths.h"
-#include "server/upload_validation.h"
+#include "engine/read/bundle_paths.h"
+#include "tests/collectors/collector_test_support.h"
 
 namespace ff::collect {
 namespace {

@@ -12,7 +12,7 @@
 #include <sstream>
 #include <string>
 
-#include "model/time.h"
+#include "incident/time/time.h"
 
 namespace ff::collect::testing {
 

@@ -1,8 +1,8 @@
-#include "config/node_config.h"
+#include "collectors/config/node_config.h"
 
 #include <gtest/gtest.h>
 
-#include "collector_test_support.h"
+#include "tests/collectors/collector_test_support.h"
 
 namespace ff::collect {
 namespace {

@@ -2,9 +2,9 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
-#include "collector_test_support.h"
-#include "sources/app_output.h"
-#include "sources/log_collector.h"
+#include "collectors/sources/app_output.h"
+#include "collectors/sources/log_collector.h"
+#include "tests/collectors/collector_test_support.h"
 
 namespace ff::collect {
 namespace {

@@ -4,15 +4,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include "agent_process.h"  // tests/agent: the real agent
-#include "bundle/bundle_builder.h"
-#include "collector_test_support.h"
-#include "commands/commands.h"
+#include "collectors/bundle/bundle_builder.h"
+#include "collectors/commands/commands.h"
+#include "collectors/delivery/bundle_delivery.h"
+#include "collectors/logging/collect_log.h"
 #include "common/content_digest.h"
 #include "common/munge_credential.h"
-#include "delivery/bundle_delivery.h"
-#include "logging/collect_log.h"
-#include "recording_agent.h"
+#include "tests/agent/agent_process.h"  // tests/agent: the real agent
+#include "tests/collectors/collector_test_support.h"
+#include "tests/collectors/recording_agent.h"
 
 namespace ff::collect {
 namespace {

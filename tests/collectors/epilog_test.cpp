@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "collector_test_support.h"
+#include "tests/collectors/collector_test_support.h"
 
 namespace ff::collect {
 namespace {

@@ -11,11 +11,11 @@
 #include <utility>
 #include <vector>
 
-#include "collector_test_support.h"
-#include "config/node_config.h"
-#include "sources/journal_reader.h"
-#include "sources/log_collector.h"
-#include "sources/tail_copy.h"
+#include "collectors/config/node_config.h"
+#include "collectors/sources/journal_reader.h"
+#include "collectors/sources/log_collector.h"
+#include "collectors/sources/tail_copy.h"
+#include "tests/collectors/collector_test_support.h"
 
 namespace ff::collect {
 namespace {

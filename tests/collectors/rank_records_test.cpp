@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "spool/job_records.h"
+#include "collectors/spool/job_records.h"
 
 namespace ff::collect {
 namespace {

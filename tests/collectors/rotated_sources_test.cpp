@@ -2,9 +2,9 @@
 // oldest = highest number, gzip files outside the window not even opened.
 #include <gtest/gtest.h>
 
-#include "collector_test_support.h"
-#include "sources/log_collector.h"
-#include "sources/log_files.h"
+#include "collectors/sources/log_collector.h"
+#include "collectors/sources/log_files.h"
+#include "tests/collectors/collector_test_support.h"
 
 namespace ff::collect {
 namespace {

@@ -10,7 +10,7 @@
 #include <cstdio>
 #include <thread>
 
-#include "collector_test_support.h"
+#include "tests/collectors/collector_test_support.h"
 
 namespace ff::collect {
 namespace {

@@ -5,8 +5,8 @@
 #include <cstring>
 #include <vector>
 
-#include "collector_test_support.h"
-#include "window/window_reader.h"
+#include "collectors/window/window_reader.h"
+#include "tests/collectors/collector_test_support.h"
 
 namespace ff::collect {
 namespace {

@@ -2,8 +2,8 @@
 // and the table keeps one row, the first one.
 #include <gtest/gtest.h>
 
-#include "store/diagnosis_store.h"
-#include "store_fixture.h"
+#include "agent/store/diagnosis_store.h"
+#include "tests/store/store_fixture.h"
 
 using ff::agent::BundleRecord;
 using ff::agent::DiagnosisStore;

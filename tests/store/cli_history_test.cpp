@@ -3,9 +3,9 @@
 
 #include <ctime>
 
-#include "run_cli.h"
-#include "store/diagnosis_store.h"
-#include "store_fixture.h"
+#include "agent/store/diagnosis_store.h"
+#include "tests/store/run_cli.h"
+#include "tests/store/store_fixture.h"
 
 using ff::agent::DiagnosisStore;
 using fftest::quote;

@@ -6,8 +6,8 @@
 #include <set>
 #include <thread>
 
-#include "store/diagnosis_store.h"
-#include "store_fixture.h"
+#include "agent/store/diagnosis_store.h"
+#include "tests/store/store_fixture.h"
 
 using ff::agent::BundleRecord;
 using ff::agent::DiagnosisStore;

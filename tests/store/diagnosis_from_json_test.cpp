@@ -2,9 +2,9 @@
 // bytes, so `show` prints the engine's own report of what was stored.
 #include <gtest/gtest.h>
 
-#include "store/diagnosis_from_json.h"
-#include "store_fixture.h"
-#include "verdict/text_report.h"
+#include "agent/store/diagnosis_from_json.h"
+#include "engine/verdict/text_report.h"
+#include "tests/store/store_fixture.h"
 
 TEST(DiagnosisFromJson, EveryExampleRoundTripsByteForByte) {
   for (const auto& name : fftest::example_names()) {

@@ -3,9 +3,9 @@
 // connection; a version-3 database gains the table.
 #include <gtest/gtest.h>
 
-#include "sql_migrations.h"
-#include "store/diagnosis_store.h"
-#include "store_fixture.h"
+#include "agent/store/diagnosis_store.h"
+#include "sql/sql_migrations.h"
+#include "tests/store/store_fixture.h"
 
 namespace {
 

@@ -2,8 +2,8 @@
 // node (root cause or affected), since, failures only, and limit.
 #include <gtest/gtest.h>
 
-#include "store/diagnosis_store.h"
-#include "store_fixture.h"
+#include "agent/store/diagnosis_store.h"
+#include "tests/store/store_fixture.h"
 
 using ff::agent::DiagnosisStore;
 using ff::agent::ListFilter;

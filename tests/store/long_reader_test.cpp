@@ -9,8 +9,8 @@
 #include <chrono>
 #include <string>
 
-#include "store/diagnosis_store.h"
-#include "store_fixture.h"
+#include "agent/store/diagnosis_store.h"
+#include "tests/store/store_fixture.h"
 
 using ff::agent::DiagnosisStore;
 

@@ -1,8 +1,8 @@
 // An empty file becomes the current schema; opening it again changes nothing.
 #include <gtest/gtest.h>
 
-#include "store/diagnosis_store.h"
-#include "store_fixture.h"
+#include "agent/store/diagnosis_store.h"
+#include "tests/store/store_fixture.h"
 
 using ff::agent::DiagnosisStore;
 using fftest::RawDb;

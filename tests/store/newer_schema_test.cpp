@@ -2,8 +2,8 @@
 // with a message that says so, and left as it was.
 #include <gtest/gtest.h>
 
-#include "store/diagnosis_store.h"
-#include "store_fixture.h"
+#include "agent/store/diagnosis_store.h"
+#include "tests/store/store_fixture.h"
 
 using ff::agent::DiagnosisStore;
 using ff::agent::StoreError;

@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "sql_migrations.h"
-#include "store_fixture.h"
+#include "sql/sql_migrations.h"
+#include "tests/store/store_fixture.h"
 
 namespace fftest {
 

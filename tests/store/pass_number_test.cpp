@@ -1,8 +1,8 @@
 // pass_no counts 1, 2, 3 ... per job attempt; the newest pass is current.
 #include <gtest/gtest.h>
 
-#include "store/diagnosis_store.h"
-#include "store_fixture.h"
+#include "agent/store/diagnosis_store.h"
+#include "tests/store/store_fixture.h"
 
 using ff::agent::DiagnosisStore;
 using fftest::synthetic_diagnosis;

@@ -8,10 +8,10 @@
 #include <map>
 #include <utility>
 
-#include "old_database.h"
-#include "sql_migrations.h"
-#include "store/diagnosis_store.h"
-#include "store_fixture.h"
+#include "agent/store/diagnosis_store.h"
+#include "sql/sql_migrations.h"
+#include "tests/store/old_database.h"
+#include "tests/store/store_fixture.h"
 
 namespace {
 

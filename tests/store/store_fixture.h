@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/analyze.h"
-#include "rules/compiled_rules.h"
-#include "store/diagnosis_store.h"
-#include "verdict/diagnosis_json.h"
+#include "agent/store/diagnosis_store.h"
+#include "engine/pipeline/analyze.h"
+#include "engine/rules/compiled_rules.h"
+#include "engine/verdict/diagnosis_json.h"
 
 namespace fftest {
 

@@ -7,12 +7,12 @@
 #include <set>
 #include <sstream>
 
-#include "old_database.h"
-#include "sql_migrations.h"
-#include "store/diagnosis_store.h"
-#include "store_fixture.h"
-#include "suspects/suspect_report.h"
-#include "suspects/time_window.h"
+#include "agent/store/diagnosis_store.h"
+#include "agent/suspects/suspect_report.h"
+#include "agent/suspects/time_window.h"
+#include "sql/sql_migrations.h"
+#include "tests/store/old_database.h"
+#include "tests/store/store_fixture.h"
 
 namespace {
 

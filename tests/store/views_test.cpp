@@ -3,8 +3,8 @@
 // history of store_fixture.h.
 #include <gtest/gtest.h>
 
-#include "store/diagnosis_store.h"
-#include "store_fixture.h"
+#include "agent/store/diagnosis_store.h"
+#include "tests/store/store_fixture.h"
 
 using ff::agent::DiagnosisStore;
 using Rows = std::vector<std::vector<std::string>>;

@@ -1,7 +1,7 @@
 // Unit tests for extract/event_extractor: one real-format line per pattern
 // family → the right event kind and fields; source-kind filters; groups; and
 // the prefiltered scan of a whole file.
-#include "extract/event_extractor.h"
+#include "engine/extract/event_extractor.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "model/time.h"
-#include "rules/compiled_rules.h"
+#include "engine/rules/compiled_rules.h"
+#include "incident/time/time.h"
 
 namespace ff {
 namespace {

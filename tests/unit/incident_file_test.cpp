@@ -1,7 +1,7 @@
 // engine/read/incident_file: opening an incident's files by their relative
 // path. Every case runs with both resolvers, the kernel's openat2 and the
 // component walk used where openat2 is missing, which must agree.
-#include "read/incident_file.h"
+#include "engine/read/incident_file.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -23,7 +23,7 @@
 #include <fstream>
 #include <string>
 
-#include "open_watch.h"
+#include "tests/support/open_watch.h"
 
 namespace ff {
 namespace {

@@ -1,6 +1,6 @@
 // Unit tests for read/incident_layout: file kinds from names, and the fixed
 // read order of an incident directory (rotated files oldest first).
-#include "read/incident_layout.h"
+#include "engine/read/incident_layout.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

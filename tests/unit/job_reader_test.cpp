@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "read/job_reader.h"
+#include "engine/read/job_reader.h"
 
 namespace {
 

@@ -1,6 +1,6 @@
 // Unit tests for read/line_reader: plain and gzip files, line numbers,
 // defects (truncated gzip, overlong lines, NUL bytes) reported, not fatal.
-#include "read/line_reader.h"
+#include "engine/read/line_reader.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

@@ -6,12 +6,12 @@
 #include <string>
 #include <vector>
 
-#include "extract/metric_extractor.h"
-#include "read/metrics_reader.h"
-#include "rules/builtin_rules.h"
-#include "rules/compiled_rules.h"
-#include "rules/rule_document.h"
-#include "rules/rule_set.h"
+#include "engine/extract/metric_extractor.h"
+#include "engine/read/metrics_reader.h"
+#include "engine/rules/builtin_rules.h"
+#include "engine/rules/compiled_rules.h"
+#include "engine/rules/rule_document.h"
+#include "engine/rules/rule_set.h"
 
 namespace ff {
 namespace {

@@ -2,7 +2,7 @@
 // wherever large files are cut, the events arrive in read order with their
 // file's line numbers, and every file's statistics are those of a reading
 // on one thread.
-#include "extract/parallel_scan.h"
+#include "engine/extract/parallel_scan.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "rules/compiled_rules.h"
+#include "engine/rules/compiled_rules.h"
 
 namespace ff {
 namespace {

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "extract/event_extractor.h"
-#include "rules/builtin_rules.h"
-#include "rules/compiled_rules.h"
-#include "rules/rule_document.h"
-#include "rules/rule_set.h"
+#include "engine/extract/event_extractor.h"
+#include "engine/rules/builtin_rules.h"
+#include "engine/rules/compiled_rules.h"
+#include "engine/rules/rule_document.h"
+#include "engine/rules/rule_set.h"
 
 namespace ff {
 namespace {

@@ -1,6 +1,6 @@
 // Unit tests for extract/timestamp_parser: every timestamp form of
 // docs/spec/incident.md, year inference, zones with DST, body offsets.
-#include "extract/timestamp_parser.h"
+#include "incident/time/timestamp_parser.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "model/time.h"
+#include "incident/time/time.h"
 
 namespace ff {
 namespace {

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "rules/compiled_rules.h"
-#include "rules/rule_document.h"
-#include "rules/rule_set.h"
+#include "engine/rules/compiled_rules.h"
+#include "engine/rules/rule_document.h"
+#include "engine/rules/rule_set.h"
 
 namespace ff {
 namespace {

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "slurm/slurm_job.h"
+#include "agent/slurm/slurm_job.h"
 
 // Exported by libslurm (and what scontrol prints as JobState=), but not
 // declared in 22.05's slurm.h.
