@@ -1,27 +1,35 @@
 #!/usr/bin/env bash
 # Installs the Debian packages firstfault builds and tests with.
+#   scripts/install-deps.sh [--build-only]   (--build-only: what `firstfault` needs)
 # Idempotent: a package already installed costs nothing. Needs root (or sudo).
 set -euo pipefail
 
-packages=(
+# What `firstfault` itself needs to configure and build (scripts/demo.sh).
+build_packages=(
   build-essential cmake pkg-config ninja-build
   libre2-dev nlohmann-json3-dev libspdlog-dev libyaml-cpp-dev libcli11-dev
   zlib1g-dev libgtest-dev libgmock-dev libhowardhinnant-date-dev tzdata
-  python3 gzip
-  libsqlite3-dev sqlite3 libcurl4-openssl-dev libcpp-httplib-dev libmunge-dev munge
+  libsqlite3-dev libcurl4-openssl-dev libcpp-httplib-dev libmunge-dev
   libssl-dev  # SHA-256 (libcrypto) of what a munge credential vouches for
+  libsystemd-dev  # the collector's journal source
+  prometheus-cpp-dev  # the agent's GET /metrics (core library: registry and text format)
+)
+# What the whole test suite needs besides (scripts/test.sh).
+test_packages=(
+  python3 gzip sqlite3 munge clang-format
   libslurm-dev slurm-wlm slurmctld slurmd slurm-client bats curl procps
   rsyslog inotify-tools  # tests/slurm/hostile_user.bats: real `logger` lines, no open of a target
   debhelper dpkg-dev fakeroot lintian rpm file binutils
-  libsystemd-dev systemd-journal-remote  # the collector's journal source and its tests
-  prometheus  # tests/sources/prometheus_real_server_test.cpp runs a real Prometheus
-  prometheus-cpp-dev  # the agent's GET /metrics (core library: registry and text format)
+  systemd-journal-remote  # tests of the collector's journal source
+  prometheus  # tests/central/prometheus_real_server_test.cpp runs a real Prometheus
   chromium  # tests/agent/http_dashboard_test.cpp renders the dashboard headless
   # scripts/sanitize.sh and fuzz/run.sh (scripts/test.sh runs both): clang, its
   # ASan/UBSan/libFuzzer runtimes (libclang_rt.*, only recommended by clang-14,
   # and this script installs no recommends) and llvm-symbolizer for stack traces.
   clang libclang-rt-14-dev llvm
 )
+packages=("${build_packages[@]}")
+[ "${1:-}" = --build-only ] || packages+=("${test_packages[@]}")
 
 missing=()
 for p in "${packages[@]}"; do

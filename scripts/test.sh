@@ -13,9 +13,46 @@
 #      default 10, in build-fuzz/). A sanitizer report, a failed test or a
 #      fuzz finding fails the run. FF_SKIP_HARDENING=1 skips this step (quick
 #      local runs; CI runs it).
+#   0. The format check (scripts/check-format.sh) comes first: it takes seconds.
+# At the end (or at the failure) it prints how long each stage took.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+stage_names=()
+stage_seconds=()
+stage_started=$SECONDS
+current_stage=""
+begin_stage() {
+  end_stage
+  current_stage="$1"
+  stage_started=$SECONDS
+  echo "test.sh: == $current_stage"
+}
+end_stage() {
+  if [ -n "$current_stage" ]; then
+    stage_names+=("$current_stage")
+    stage_seconds+=($((SECONDS - stage_started)))
+    current_stage=""
+  fi
+}
+print_stage_times() {
+  local rc=$?
+  end_stage
+  echo "test.sh: stage times (exit $rc)"
+  local i
+  for i in "${!stage_names[@]}"; do
+    printf 'test.sh:   %6ss  %s\n' "${stage_seconds[$i]}" "${stage_names[$i]}"
+  done
+  printf 'test.sh:   %6ss  total\n' "$SECONDS"
+}
+trap print_stage_times EXIT
+
+begin_stage "Debian packages, format check (clang-format)"
+scripts/install-deps.sh
+scripts/check-format.sh
+begin_stage "build"
 scripts/build.sh
+begin_stage "ctest (unit, behaviour, component, Slurm end to end, packaging)"
 ctest --test-dir build --output-on-failure -j"$(nproc)"
 
 debs=(build/tests/packaging/dist/firstfault-node_*.deb build/tests/packaging/dist/firstfault-agent_*.deb)
@@ -23,17 +60,19 @@ if [ "$(id -u)" -eq 0 ] && [ -f "${debs[0]}" ] && [ -f "${debs[1]}" ]; then
   if dpkg-query -W -f='${Status}' firstfault-agent 2>/dev/null | grep -q "install ok installed"; then
     echo "test.sh: firstfault is installed on this machine already: not testing the packages end to end"
   else
+    begin_stage "installed packages, Slurm end to end"
     remove_packages() { dpkg -r firstfault-node firstfault-agent >/dev/null 2>&1 || true; }
-    trap remove_packages EXIT
+    trap 'remove_packages; print_stage_times' EXIT
     dpkg -i "${debs[@]}" >/dev/null
     FF_E2E_DEPLOY=--installed ctest --test-dir build --output-on-failure -L slurm
     remove_packages
-    trap - EXIT
+    trap print_stage_times EXIT
   fi
 fi
 
 # The scorer of the project, on the bundled examples, when python3 is present.
 if command -v python3 >/dev/null && [ -f tools/score.py ]; then
+  begin_stage "scorer on examples/incidents"
   python3 tools/score.py --root examples/incidents --cmd "build/agent/firstfault analyze {dir} --format json" --quiet
 fi
 
@@ -43,6 +82,8 @@ if [ "${FF_SKIP_HARDENING:-0}" = 1 ]; then
   echo "test.sh: FF_SKIP_HARDENING=1: sanitizer and fuzz smoke runs skipped"
 else
   if [ "$(id -u)" -eq 0 ]; then tests/slurm/cluster.sh munge; fi
+  begin_stage "sanitizers (ASan, UBSan)"
   scripts/sanitize.sh build-asan
+  begin_stage "fuzz smoke run"
   fuzz/run.sh "${FF_FUZZ_SECONDS:-10}" build-fuzz
 fi
