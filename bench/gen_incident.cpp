@@ -11,7 +11,7 @@
 // std::uniform_int_distribution) and no wall clock is read. Only the C++ standard library is used,
 // plus popen("gzip -n") for the optional rotated files.
 //
-// Layout and line shapes follow /work/shared/spec/incident.md and the hand-written incidents.
+// Layout and line shapes follow docs/spec/incident.md and the hand-written incidents.
 // See bench/README.md.
 
 #include <algorithm>

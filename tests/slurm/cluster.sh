@@ -2,7 +2,8 @@
 # A real three-node Slurm cluster on this one host, for the end-to-end tests
 # of the Slurm path (docs/slurm-path.md). Debian's slurmd is built with
 # --enable-multiple-slurmd, so n1..n3 are three slurmd processes on 127.0.0.1
-# with their own ports, spools and logs (shared/notes/slurm.md section 4).
+# with their own ports, spools and logs (Slurm programmer guide,
+# "Multiple slurmd support").
 #
 #   cluster.sh start | stop [--all] | status
 #   cluster.sh munge                  start munged only
