@@ -11,10 +11,10 @@
 #include <string>
 
 #include "agent/cli/commands.h"
-#include "agent/store/diagnosis_from_json.h"
 #include "agent/store/diagnosis_store.h"
 #include "agent/suspects/time_window.h"
 #include "engine/verdict/text_report.h"
+#include "incident/diagnosis_json.h"
 
 namespace ff::cli {
 
@@ -74,7 +74,7 @@ std::string pass_header(const agent::PassRecord& p, std::size_t passes_of_attemp
 
 std::string pass_text(const agent::PassRecord& p, std::size_t passes_of_attempt, bool colour) {
   return pass_header(p, passes_of_attempt) + "\n" +
-         diagnosis_to_text(agent::diagnosis_from_json(p.diagnosis), colour);
+         diagnosis_to_text(diagnosis_from_json(p.diagnosis), colour);
 }
 
 // The stored JSON as it was stored, ending in one newline like `analyze`.
