@@ -1,5 +1,5 @@
 // The diagnosis: what the engine concludes about one job attempt.
-// Serialised by verdict/diagnosis_json.cpp exactly as docs/spec/diagnosis.md.
+// Written and read by incident/diagnosis_json.h exactly as docs/spec/diagnosis.md.
 #pragma once
 
 #include <cstdint>

@@ -8,8 +8,8 @@
 #include "agent/cli/commands.h"
 #include "engine/pipeline/analyze.h"
 #include "engine/rules/compiled_rules.h"
-#include "engine/verdict/diagnosis_json.h"
 #include "engine/verdict/text_report.h"
+#include "incident/diagnosis_json.h"
 
 namespace ff::cli {
 

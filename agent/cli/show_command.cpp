@@ -11,10 +11,10 @@
 #include <string>
 
 #include "agent/cli/commands.h"
-#include "agent/store/diagnosis_from_json.h"
 #include "agent/store/diagnosis_store.h"
 #include "agent/suspects/time_window.h"
 #include "engine/verdict/text_report.h"
+#include "incident/diagnosis_json.h"
 
 namespace ff::cli {
 
@@ -43,20 +43,15 @@ std::string or_dash(const std::string& s) {
 
 // What the store adds to the engine's report: which pass this is, when and
 // why it ran, and what became of the Slurm Comment.
-std::string pass_header(const agent::PassRecord& p, std::size_t passes_of_attempt) {
+std::string pass_header(const agent::PassRecord& p, const Diagnosis& d,
+                        std::size_t passes_of_attempt) {
   // Every root cause: an ambiguous verdict names each candidate, and the
   // first one alone would read as an attribution.
   std::string roots;
-  if (p.diagnosis.contains("root_causes") && p.diagnosis["root_causes"].is_array()) {
-    for (const auto& r : p.diagnosis["root_causes"]) {
-      auto field = [&](const char* key) {
-        return r.is_object() && r.contains(key) && r[key].is_string() ? r[key].get<std::string>()
-                                                                      : std::string();
-      };
-      std::string one = field("node").empty() ? "(job-wide) " + field("event") : field("node");
-      if (!field("device").empty()) one += " " + field("device");
-      roots += (roots.empty() ? "" : "; ") + one;
-    }
+  for (const auto& r : d.root_causes) {
+    std::string one = r.node.empty() ? "(job-wide) " + r.event : r.node;
+    if (!r.device.empty()) one += " " + r.device;
+    roots += (roots.empty() ? "" : "; ") + one;
   }
   if (roots.empty()) roots = "-";
   std::string out;
@@ -73,8 +68,8 @@ std::string pass_header(const agent::PassRecord& p, std::size_t passes_of_attemp
 }
 
 std::string pass_text(const agent::PassRecord& p, std::size_t passes_of_attempt, bool colour) {
-  return pass_header(p, passes_of_attempt) + "\n" +
-         diagnosis_to_text(agent::diagnosis_from_json(p.diagnosis), colour);
+  Diagnosis d = diagnosis_from_json(p.diagnosis);
+  return pass_header(p, d, passes_of_attempt) + "\n" + diagnosis_to_text(d, colour);
 }
 
 // The stored JSON as it was stored, ending in one newline like `analyze`.

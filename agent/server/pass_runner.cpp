@@ -11,7 +11,7 @@
 #include "agent/metrics/agent_metrics.h"
 #include "agent/server/durable_file.h"
 #include "engine/pipeline/analyze.h"
-#include "engine/verdict/diagnosis_json.h"
+#include "incident/diagnosis_json.h"
 
 namespace ff::agent {
 

@@ -30,7 +30,7 @@
 #include "central/prometheus/prometheus_fetch.h"
 #include "engine/pipeline/analyze.h"
 #include "engine/rules/compiled_rules.h"
-#include "engine/verdict/diagnosis_json.h"
+#include "incident/diagnosis_json.h"
 #include "incident/time/time.h"
 #include "tests/central/real_prometheus.h"
 

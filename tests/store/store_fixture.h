@@ -17,7 +17,7 @@
 #include "agent/store/diagnosis_store.h"
 #include "engine/pipeline/analyze.h"
 #include "engine/rules/compiled_rules.h"
-#include "engine/verdict/diagnosis_json.h"
+#include "incident/diagnosis_json.h"
 
 namespace fftest {
 
