@@ -64,12 +64,12 @@ int run_fastpass(const NodeConfig& config, const std::string& config_path,
       // The agent must answer before we are killed: tell it how long that is,
       // less a margin for the reply to travel.
       long long deadline_ms = std::max(0LL, static_cast<long long>((left - 0.2) * 1000));
-      HttpReply reply =
-          post_json(config.agent_url + "/api/v1/jobs/" + request.job_id + "/fastpass", body_text,
-                    {"X-Firstfault-Munge: " + credential,
-                     "X-Firstfault-Deadline-Ms: " + std::to_string(deadline_ms)},
-                    {std::min(config.connect_timeout_s, left), left});
-      if (reply.success()) {
+      http::Reply reply = http::post_json(
+          config.agent_url + "/api/v1/jobs/" + request.job_id + "/fastpass", body_text,
+          agent_request(std::min(config.connect_timeout_s, left), left,
+                        {"X-Firstfault-Munge: " + credential,
+                         "X-Firstfault-Deadline-Ms: " + std::to_string(deadline_ms)}));
+      if (reply.ok()) {
         std::fwrite(reply.body.data(), 1, reply.body.size(), stdout);
         if (reply.body.empty() || reply.body.back() != '\n') std::fputc('\n', stdout);
         std::fflush(stdout);
