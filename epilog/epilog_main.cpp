@@ -136,7 +136,8 @@ void start_detached(const std::vector<std::string>& args) {
   bool has_path = false;
   for (const std::string& entry : environment) has_path |= entry.rfind("PATH=", 0) == 0;
   if (!has_path) environment.push_back("PATH=/usr/sbin:/usr/bin:/sbin:/bin");
-  ff::launch_detached({.argv = args,
+  ff::launch_detached({.program = {},
+                       .argv = args,
                        .environment = std::move(environment),
                        .umask = 077,  // the collector's bundles hold root-only logs
                        .working_directory = "/"});
