@@ -9,7 +9,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -17,8 +16,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "common/launch/detached_launch.h"
 #include "common/node_name_pattern.h"
 
 namespace {
@@ -128,32 +129,18 @@ std::string own_directory() {
 
 // Double fork: the grandchild is re-parented to init and is in its own
 // session, so slurmd neither waits for it nor kills it with the Epilog's
-// process group. Only the short-lived child is waited for.
+// process group. Nothing to do when it cannot start: the Epilog exits 0 anyway.
 void start_detached(const std::vector<std::string>& args) {
-  std::vector<char*> argv;
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  pid_t child = ::fork();
-  if (child < 0) return;
-  if (child > 0) {
-    int status;
-    while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
-    }
-    return;
-  }
-  ::setsid();
-  if (::fork() != 0) ::_exit(0);
-  int null = ::open("/dev/null", O_RDWR);
-  if (null >= 0)
-    for (int fd = 0; fd < 3; ++fd) ::dup2(null, fd);
-  ::closefrom(3);  // slurmd's pipes among them: EOF for slurmd now
-  ::umask(077);    // the collector's bundles hold root-only logs
-  if (::chdir("/") != 0) {
-  }
+  std::vector<std::string> environment = ff::current_environment();
   // No PATH in the Epilog's environment: the collector gets a sane one.
-  ::setenv("PATH", "/usr/sbin:/usr/bin:/sbin:/bin", 0);
-  ::execv(argv[0], argv.data());
-  ::_exit(127);
+  bool has_path = false;
+  for (const std::string& entry : environment) has_path |= entry.rfind("PATH=", 0) == 0;
+  if (!has_path) environment.push_back("PATH=/usr/sbin:/usr/bin:/sbin:/bin");
+  ff::launch_detached({.program = {},
+                       .argv = args,
+                       .environment = std::move(environment),
+                       .umask = 077,  // the collector's bundles hold root-only logs
+                       .working_directory = "/"});
 }
 
 void run(int argc, char** argv) {

@@ -10,6 +10,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/launch/detached_launch.h"
+
 namespace firstfault::spank {
 namespace {
 
@@ -23,28 +25,6 @@ std::vector<char*> PointerArray(const std::vector<std::string>& strings) {
   for (const std::string& s : strings) pointers.push_back(const_cast<char*>(s.c_str()));
   pointers.push_back(nullptr);
   return pointers;
-}
-
-// In the forked child only: stdio on /dev/null, every other descriptor closed,
-// signals back to their defaults.
-void ResetChildProcess() {
-  int null_fd = open("/dev/null", O_RDWR);
-  if (null_fd >= 0) {
-    dup2(null_fd, 0);
-    dup2(null_fd, 1);
-    dup2(null_fd, 2);
-  }
-  close_range(3, ~0U, 0);
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, nullptr);
-  struct sigaction default_action {};
-  default_action.sa_handler = SIG_DFL;
-  for (int signal_number = 1; signal_number < NSIG; ++signal_number) {
-    if (signal_number != SIGKILL && signal_number != SIGSTOP) {
-      sigaction(signal_number, &default_action, nullptr);
-    }
-  }
 }
 
 void SleepMilliseconds(long milliseconds) {
@@ -90,29 +70,11 @@ std::vector<std::string> CollectorEnvironment() {
 
 std::string LaunchDetached(const std::vector<std::string>& argv,
                            const std::vector<std::string>& env) {
-  if (std::string error = CheckExecutable(argv); !error.empty()) return error;
-  std::vector<char*> args = PointerArray(argv);
-  std::vector<char*> envp = PointerArray(env);
-  pid_t child = fork();
-  if (child < 0) return std::string("fork: ") + std::strerror(errno);
-  if (child == 0) {
-    setsid();
-    pid_t grandchild = fork();
-    if (grandchild != 0) _exit(grandchild < 0 ? 1 : 0);
-    ResetChildProcess();
-    execve(args[0], args.data(), envp.data());
-    _exit(127);
-  }
-  // The intermediate child exits at once; reap it so no zombie stays behind.
-  int status = 0;
-  pid_t reaped;
-  do {
-    reaped = waitpid(child, &status, 0);
-  } while (reaped < 0 && errno == EINTR);
-  if (reaped == child && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
-    return "second fork failed";
-  }
-  return "";
+  ff::DetachedCommand command;
+  command.argv = argv;
+  command.environment = env;
+  ff::LaunchResult result = ff::launch_detached(command);
+  return result.ok() ? "" : ff::describe(result, command);
 }
 
 BoundedRun RunBounded(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,

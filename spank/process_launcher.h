@@ -14,7 +14,8 @@ namespace firstfault::spank {
 // must not see the job's variables.
 std::vector<std::string> CollectorEnvironment();
 
-// Double fork + setsid: the command is reparented to init and never waited for.
+// ff::launch_detached (common/launch/detached_launch.h) with this environment:
+// double fork + setsid, the command is reparented to init and never waited for.
 // Returns "" once the intermediate child is reaped (milliseconds), else why not.
 std::string LaunchDetached(const std::vector<std::string>& argv,
                            const std::vector<std::string>& env = CollectorEnvironment());

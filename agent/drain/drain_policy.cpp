@@ -41,7 +41,7 @@ std::string slurm_reason(const std::string& what, const std::string& device,
   reason += jobs.size() > kReasonJobs ? " in " + std::to_string(jobs.size()) + " jobs, last "
                                       : " in jobs ";
   for (std::size_t i = first; i < jobs.size(); ++i) reason += (i > first ? "," : "") + jobs[i];
-  return slurm_text(reason, kMaxDrainReasonBytes);
+  return slurm_safe_text(reason, kMaxDrainReasonBytes);
 }
 
 // One root-cause node of the diagnosis: its first cause on that node.

@@ -1,23 +1,20 @@
-// Text as Slurm should receive it (a job Comment, a node's drain Reason):
-// printable ASCII only, bounded. The diagnosis summary already follows these
-// rules; they are enforced again here because this is where text leaves for
-// slurmctld.
+// The agent's text for Slurm: a job's Comment and a node's drain Reason, under
+// the rules of incident/slurm_text.h. The diagnosis summary already obeys them;
+// they are applied again here, where text leaves for slurmctld.
 #pragma once
 
 #include <cstddef>
 #include <string>
 
+#include "incident/slurm_text.h"
+
 namespace ff::agent {
 
-constexpr std::size_t kMaxCommentBytes = 1000;
+using ff::kMaxCommentBytes;
 // A drain Reason is shown in every `sinfo -R` line: kept short.
 constexpr std::size_t kMaxDrainReasonBytes = 200;
 
-// Control characters become spaces, other non-ASCII bytes '?', runs of
-// spaces one space; the result is trimmed and cut to `max_bytes`.
-std::string slurm_text(const std::string& text, std::size_t max_bytes);
-
-// slurm_text(summary, kMaxCommentBytes).
+// slurm_safe_text(summary, kMaxCommentBytes).
 std::string comment_text(const std::string& summary);
 
 }  // namespace ff::agent

@@ -141,8 +141,8 @@ std::string SlurmClient::drain_node(const std::string& node, const std::string& 
       node.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                              "0123456789._-") != std::string::npos ||
       node.front() == '-')
-    return "failed: not a plain node name: '" + slurm_text(node, 64) + "'";
-  std::string text = slurm_text(reason, kMaxDrainReasonBytes);
+    return "failed: not a plain node name: '" + slurm_safe_text(node, 64) + "'";
+  std::string text = slurm_safe_text(reason, kMaxDrainReasonBytes);
   ProcessResult r = run_process(
       {paths_.scontrol, "update", "NodeName=" + node, "State=DRAIN", "Reason=" + text}, bounded(0));
   return r.ok() ? "drained" : failure(r);

@@ -69,7 +69,7 @@ class SlurmClient {
   // `scontrol show node -o <node>`.
   NodeStateLookup node_state(const std::string& node) const;
   // `scontrol update NodeName=<node> State=DRAIN Reason=<reason>`, the
-  // reason made safe by slurm_text (kMaxDrainReasonBytes). Returns
+  // reason made safe by slurm_safe_text (kMaxDrainReasonBytes). Returns
   // "drained" or "failed: ...".
   std::string drain_node(const std::string& node, const std::string& reason) const;
 

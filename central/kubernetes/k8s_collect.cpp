@@ -328,7 +328,7 @@ std::string object_path(const Owner& o, const std::string& ns) {
 }
 
 // Label selectors that find the pods of an owner, most specific first.
-std::vector<QueryParams> pod_selectors(const Owner& o) {
+std::vector<http::QueryParams> pod_selectors(const Owner& o) {
   if (o.kind == "Job")
     return {{{"labelSelector", "batch.kubernetes.io/job-name=" + o.name}},
             {{"labelSelector", "job-name=" + o.name}}};  // before Kubernetes 1.27
@@ -454,7 +454,7 @@ void Collector::find_workload_of_job() {
 }
 
 void Collector::read_pods() {
-  std::vector<QueryParams> selectors;
+  std::vector<http::QueryParams> selectors;
   if (o_.target.kind == Target::Kind::kPods)
     selectors.push_back({{"labelSelector", o_.target.name}});
   else

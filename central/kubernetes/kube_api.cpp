@@ -314,12 +314,12 @@ const char* coverage_status(ApiStatus s) {
   return "error";
 }
 
-ApiReply KubeClient::get(const std::string& path, const QueryParams& params, std::size_t max_body,
-                         bool json) const {
-  HttpGetOptions opt = access_.http;
+ApiReply KubeClient::get(const std::string& path, const http::QueryParams& params,
+                         std::size_t max_body, bool json) const {
+  http::RequestOptions opt = access_.http;
   opt.max_body_bytes = max_body;
   opt.headers.push_back(json ? "Accept: application/json" : "Accept: */*");
-  HttpGetReply r = http_get(access_.server + path, params, opt);
+  http::Reply r = http::get(access_.server + path, params, opt);
   ApiReply out;
   out.http_status = r.status;
   std::string what = "GET " + path;
@@ -355,16 +355,16 @@ ApiReply KubeClient::get(const std::string& path, const QueryParams& params, std
   return out;
 }
 
-ApiReply KubeClient::get_json(const std::string& path, const QueryParams& params) const {
+ApiReply KubeClient::get_json(const std::string& path, const http::QueryParams& params) const {
   return get(path, params, 64u << 20, true);
 }
 
-ApiReply KubeClient::get_text(const std::string& path, const QueryParams& params,
+ApiReply KubeClient::get_text(const std::string& path, const http::QueryParams& params,
                               std::size_t max_body_bytes) const {
   return get(path, params, max_body_bytes, false);
 }
 
-ApiReply KubeClient::list(const std::string& path, QueryParams params, std::size_t max_items,
+ApiReply KubeClient::list(const std::string& path, http::QueryParams params, std::size_t max_items,
                           std::size_t page_size) const {
   ApiReply all;
   all.status = ApiStatus::kOk;
@@ -374,7 +374,7 @@ ApiReply KubeClient::list(const std::string& path, QueryParams params, std::size
   std::string cont;
   params.push_back({"limit", std::to_string(page_size)});
   for (int page = 0; page < 10000; ++page) {
-    QueryParams p = params;
+    http::QueryParams p = params;
     if (!cont.empty()) p.push_back({"continue", cont});
     ApiReply r = get_json(path, p);
     if (!r.ok()) {

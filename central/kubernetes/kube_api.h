@@ -1,6 +1,6 @@
 // Talking to a Kubernetes API server the way kubectl does: a kubeconfig
 // (current or named context: server, CA, token or client certificate) or
-// the in-cluster service account. Every request goes through http_get().
+// the in-cluster service account. Every request goes through http::get().
 #pragma once
 
 #include <memory>
@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "central/http/http_get.h"
+#include "common/http/http_client.h"
 
 namespace ff::sources::k8s {
 
@@ -21,7 +21,7 @@ class KubeConfigError : public std::runtime_error {
 
 struct KubeAccess {
   std::string server;             // "https://host:port", no trailing slash
-  HttpGetOptions http;            // token, CA, client certificate, insecure-skip-tls-verify
+  http::RequestOptions http;      // token, CA, client certificate, insecure-skip-tls-verify
   std::string default_namespace;  // the context's namespace, or the service account's
   std::string cluster_name;       // the kubeconfig cluster entry's name, or "in-cluster"
   std::string origin;             // for messages: "kubeconfig F (context C)" or "service account D"
@@ -68,17 +68,17 @@ class KubeClient {
   explicit KubeClient(KubeAccess access) : access_(std::move(access)) {}
   const KubeAccess& access() const { return access_; }
 
-  ApiReply get_json(const std::string& path, const QueryParams& params = {}) const;
-  ApiReply get_text(const std::string& path, const QueryParams& params,
+  ApiReply get_json(const std::string& path, const http::QueryParams& params = {}) const;
+  ApiReply get_text(const std::string& path, const http::QueryParams& params,
                     std::size_t max_body_bytes) const;
   // A list (PodList, EventList, ...) across `continue` pages of `page_size`,
   // stopping after max_items; body["items"] holds them all and
   // body["truncated"] is true when max_items cut it short.
-  ApiReply list(const std::string& path, QueryParams params, std::size_t max_items,
+  ApiReply list(const std::string& path, http::QueryParams params, std::size_t max_items,
                 std::size_t page_size = 500) const;
 
  private:
-  ApiReply get(const std::string& path, const QueryParams& params, std::size_t max_body,
+  ApiReply get(const std::string& path, const http::QueryParams& params, std::size_t max_body,
                bool json) const;
   KubeAccess access_;
 };

@@ -27,7 +27,7 @@ std::string pod_log_path(const PodLogRequest& r) {
 PodLogResult fetch_pod_log(const KubeClient& client, const PodLogRequest& r, const PodLogOptions& o,
                            const std::filesystem::path& incident) {
   PodLogResult out;
-  QueryParams q = {{"container", r.container}, {"timestamps", "true"}};
+  http::QueryParams q = {{"container", r.container}, {"timestamps", "true"}};
   if (r.previous) q.push_back({"previous", "true"});
   if (o.limit_bytes) q.push_back({"limitBytes", std::to_string(o.limit_bytes)});
   if (o.tail_lines > 0) q.push_back({"tailLines", std::to_string(o.tail_lines)});

@@ -10,7 +10,7 @@
 #include <thread>
 #include <tuple>
 
-#include "central/http/http_get.h"
+#include "common/http/http_client.h"
 #include "common/node_name.h"
 
 namespace ff::sources {
@@ -127,22 +127,23 @@ struct Pull {
 // Paging: the next request starts at the last entry's time (inclusive) and
 // skips the entries of that time already written, so a page cut between
 // entries of one nanosecond loses none and repeats none.
-Pull pull(const LokiConfig& config, const HttpGetOptions& options, const std::string& selector,
-          std::int64_t start_ns, std::int64_t end_ns, std::ofstream& out, int& requests) {
+Pull pull(const LokiConfig& config, const http::RequestOptions& options,
+          const std::string& selector, std::int64_t start_ns, std::int64_t end_ns,
+          std::ofstream& out, int& requests) {
   Pull result;
   std::int64_t from = start_ns;
   std::set<Entry> written_at_from;  // entries of time `from` already written
   for (;;) {
-    QueryParams params = {{"query", selector},
-                          {"start", std::to_string(from)},
-                          {"end", std::to_string(end_ns)},
-                          {"limit", std::to_string(config.limit)},
-                          {"direction", "forward"}};
-    HttpGetReply reply;
+    http::QueryParams params = {{"query", selector},
+                                {"start", std::to_string(from)},
+                                {"end", std::to_string(end_ns)},
+                                {"limit", std::to_string(config.limit)},
+                                {"direction", "forward"}};
+    http::Reply reply;
     // 429 and 5xx are Loki being busy: a few tries, then the evidence is partial.
     for (int attempt = 0;; ++attempt) {
       ++requests;
-      reply = http_get(config.url + "/loki/api/v1/query_range", params, options);
+      reply = http::get(config.url + "/loki/api/v1/query_range", params, options);
       bool busy = reply.status == 429 || reply.status >= 500;
       if (!busy || attempt >= 2) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(250 << attempt));
@@ -228,8 +229,11 @@ LokiFetch fetch_loki_logs(const LokiConfig& config, const std::vector<std::strin
                           std::int64_t start_ns, std::int64_t end_ns,
                           const fs::path& incident_dir) {
   LokiFetch fetch;
-  HttpGetOptions options;
+  http::RequestOptions options;
   options.total_timeout_s = config.timeout_s;
+  // One page is `limit` entries of lines as long as Loki keeps them: generous,
+  // but a reply past this fails the node's pull instead of the agent's memory.
+  options.max_body_bytes = 256u << 20;
   options.ca_file = config.ca_file;
   options.bearer_token = read_token(config.bearer_token_file);
   if (!config.org_id.empty()) options.headers.push_back("X-Scope-OrgID: " + config.org_id);

@@ -7,7 +7,7 @@
 #include <set>
 #include <sstream>
 
-#include "central/http/http_get.h"
+#include "common/http/http_client.h"
 
 namespace ff::sources {
 
@@ -175,7 +175,7 @@ std::vector<MetricsCoverage> fetch_metrics(const PrometheusConfig& config,
     return out;
   };
   if (nodes.empty()) return all("error", "the job names no nodes: nothing asked");
-  HttpGetOptions options;
+  http::RequestOptions options;
   options.total_timeout_s = config.timeout_s;
   options.connect_timeout_s = std::min(5.0, config.timeout_s);
   options.ca_file = config.ca_file;
@@ -200,11 +200,11 @@ std::vector<MetricsCoverage> fetch_metrics(const PrometheusConfig& config,
     double step = prometheus_step_s(q.step_s.value_or(config.step_s), start, end);
     char step_text[32];
     std::snprintf(step_text, sizeof step_text, "%g", step);
-    QueryParams params = {{"query", expand_prometheus_query(q, config, nodes)},
-                          {"start", unix_seconds(start)},
-                          {"end", unix_seconds(end)},
-                          {"step", step_text}};
-    HttpGetReply reply = http_get(config.url + "/api/v1/query_range", params, options);
+    http::QueryParams params = {{"query", expand_prometheus_query(q, config, nodes)},
+                                {"start", unix_seconds(start)},
+                                {"end", unix_seconds(end)},
+                                {"step", step_text}};
+    http::Reply reply = http::get(config.url + "/api/v1/query_range", params, options);
     if (reply.status == 0) {
       bool too_large = reply.error.rfind("reply larger than", 0) == 0;
       out.push_back({"prometheus:" + q.name, too_large ? "error" : "unreachable",

@@ -1,7 +1,3 @@
-#include <fcntl.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <spdlog/spdlog.h>
 
 #include <chrono>
@@ -11,6 +7,7 @@
 #include "collectors/commands/commands.h"
 #include "collectors/delivery/bundle_delivery.h"
 #include "common/content_digest.h"
+#include "common/launch/detached_launch.h"
 #include "common/munge_credential.h"
 
 namespace ff::collect {
@@ -25,22 +22,12 @@ double seconds_left(Clock::time_point deadline) {
 // A bundle the fast pass could not deliver in time is retried by a detached
 // `flush`, so the plugin's time bound never costs evidence.
 void start_detached_flush(const std::string& config_path, const std::string& node) {
-  pid_t pid = ::fork();
-  if (pid != 0) {
-    if (pid > 0) {
-      int status;
-      ::waitpid(pid, &status, 0);
-    }
-    return;
-  }
-  ::setsid();
-  if (::fork() != 0) ::_exit(0);
-  int null = ::open("/dev/null", O_RDWR);
-  for (int fd = 0; fd < 3; ++fd) ::dup2(null, fd);
-  ::closefrom(3);
-  ::execl("/proc/self/exe", "firstfault-collect", "flush", "--config", config_path.c_str(),
-          "--node", node.c_str(), static_cast<char*>(nullptr));
-  ::_exit(127);
+  ff::DetachedCommand command;
+  command.program = "/proc/self/exe";
+  command.argv = {"firstfault-collect", "flush", "--config", config_path, "--node", node};
+  command.environment = ff::current_environment();
+  ff::LaunchResult result = ff::launch_detached(command);
+  if (!result.ok()) spdlog::warn("flush not started: {}", ff::describe(result, command));
 }
 
 }  // namespace
@@ -77,12 +64,12 @@ int run_fastpass(const NodeConfig& config, const std::string& config_path,
       // The agent must answer before we are killed: tell it how long that is,
       // less a margin for the reply to travel.
       long long deadline_ms = std::max(0LL, static_cast<long long>((left - 0.2) * 1000));
-      HttpReply reply =
-          post_json(config.agent_url + "/api/v1/jobs/" + request.job_id + "/fastpass", body_text,
-                    {"X-Firstfault-Munge: " + credential,
-                     "X-Firstfault-Deadline-Ms: " + std::to_string(deadline_ms)},
-                    {std::min(config.connect_timeout_s, left), left});
-      if (reply.success()) {
+      http::Reply reply = http::post_json(
+          config.agent_url + "/api/v1/jobs/" + request.job_id + "/fastpass", body_text,
+          agent_request(std::min(config.connect_timeout_s, left), left,
+                        {"X-Firstfault-Munge: " + credential,
+                         "X-Firstfault-Deadline-Ms: " + std::to_string(deadline_ms)}));
+      if (reply.ok()) {
         std::fwrite(reply.body.data(), 1, reply.body.size(), stdout);
         if (reply.body.empty() || reply.body.back() != '\n') std::fputc('\n', stdout);
         std::fflush(stdout);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <fstream>
 #include <thread>
+#include <utility>
 
 #include "common/content_digest.h"
 #include "common/munge_credential.h"
@@ -32,7 +33,7 @@ bool refused_for_good(int status) {
   return status == 400 || status == 413;
 }
 
-void move_to_rejected(const OutboxEntry& entry, const HttpReply& reply) {
+void move_to_rejected(const OutboxEntry& entry, const http::Reply& reply) {
   fs::path rejected = entry.dir.parent_path().parent_path() / "rejected";
   std::error_code ec;
   fs::create_directories(rejected, ec);
@@ -48,15 +49,17 @@ void move_to_rejected(const OutboxEntry& entry, const HttpReply& reply) {
 
 }  // namespace
 
-std::string upload_digest(const std::string& meta_text, const std::vector<MultipartFile>& files) {
-  std::vector<const MultipartFile*> sorted;
+std::string upload_digest(const std::string& meta_text,
+                          const std::vector<http::MultipartFile>& files) {
+  std::vector<const http::MultipartFile*> sorted;
   for (const auto& f : files) sorted.push_back(&f);
-  std::sort(sorted.begin(), sorted.end(), [](const MultipartFile* a, const MultipartFile* b) {
-    return a->filename < b->filename;
-  });
+  std::sort(sorted.begin(), sorted.end(),
+            [](const http::MultipartFile* a, const http::MultipartFile* b) {
+              return a->filename < b->filename;
+            });
   content_digest::BundleDigest digest(meta_text);
   std::vector<char> chunk(1 << 16);
-  for (const MultipartFile* f : sorted) {
+  for (const http::MultipartFile* f : sorted) {
     std::ifstream in(f->path, std::ios::binary);
     if (!in) throw std::runtime_error("cannot read " + f->path.string());
     digest.begin_file(f->filename, fs::file_size(f->path));
@@ -84,15 +87,26 @@ const char* outcome_name(DeliveryOutcome outcome) {
   return "kept";
 }
 
+http::RequestOptions agent_request(double connect_timeout_s, double total_timeout_s,
+                                   std::vector<std::string> headers) {
+  http::RequestOptions options;
+  options.connect_timeout_s = connect_timeout_s;
+  options.total_timeout_s = total_timeout_s;
+  options.max_body_bytes = 1 << 20;
+  options.truncate_long_reply = true;
+  options.headers = std::move(headers);
+  return options;
+}
+
 DeliveryOutcome deliver_once(const NodeConfig& config, const OutboxEntry& entry, double total_s,
-                             HttpReply* reply_out) {
+                             http::Reply* reply_out) {
   BundleLock lock(entry.dir);
   if (lock.gone()) return DeliveryOutcome::gone;
   if (!lock.held()) return DeliveryOutcome::busy;
 
   const BundleMeta& meta = entry.meta;
   std::string meta_text = wire_meta(meta).dump();
-  std::vector<MultipartFile> files;
+  std::vector<http::MultipartFile> files;
   for (const auto& rel : bundle_files(entry.files())) files.push_back({rel, entry.files() / rel});
   std::string credential;
   try {
@@ -107,11 +121,11 @@ DeliveryOutcome deliver_once(const NodeConfig& config, const OutboxEntry& entry,
     if (reply_out) *reply_out = {0, "", e.what()};
     return DeliveryOutcome::kept;
   }
-  HttpReply reply =
-      post_multipart(config.agent_url + "/api/v1/bundles", {{"meta", meta_text}}, "file", files,
-                     {"X-Firstfault-Munge: " + credential}, {config.connect_timeout_s, total_s});
+  http::Reply reply = http::post_multipart(
+      config.agent_url + "/api/v1/bundles", {{"meta", meta_text}}, "file", files,
+      agent_request(config.connect_timeout_s, total_s, {"X-Firstfault-Munge: " + credential}));
   if (reply_out) *reply_out = reply;
-  if (reply.success()) {
+  if (reply.ok()) {
     spdlog::info("bundle {}: delivered ({} files, HTTP {})", meta.bundle_id, files.size(),
                  reply.status);
     remove_delivered(entry);

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "collectors/config/node_config.h"
-#include "collectors/delivery/http_client.h"
 #include "collectors/delivery/outbox.h"
+#include "common/http/http_client.h"
 
 namespace ff::collect {
 
@@ -30,13 +30,19 @@ enum class DeliveryOutcome {
 
 const char* outcome_name(DeliveryOutcome outcome);
 
+// A request to the agent. Its replies are short JSON: past 1 MiB a reply is
+// cut, not refused, since what matters is its status.
+http::RequestOptions agent_request(double connect_timeout_s, double total_timeout_s,
+                                   std::vector<std::string> headers);
+
 // The digest the credential's payload names (common/content_digest.h):
 // over the meta part's text and the files as they are sent, read from disk.
-std::string upload_digest(const std::string& meta_text, const std::vector<MultipartFile>& files);
+std::string upload_digest(const std::string& meta_text,
+                          const std::vector<http::MultipartFile>& files);
 
 // One attempt. `total_s` bounds the request (the fast pass gives less).
 DeliveryOutcome deliver_once(const NodeConfig& config, const OutboxEntry& entry, double total_s,
-                             HttpReply* reply = nullptr);
+                             http::Reply* reply = nullptr);
 
 using SleepFn = std::function<void(std::chrono::milliseconds)>;
 

@@ -4,6 +4,8 @@
 #include <map>
 #include <set>
 
+#include "incident/slurm_text.h"
+
 namespace ff {
 namespace {
 
@@ -53,18 +55,6 @@ std::string root_summary(const Candidate& c, const Event* head) {
 }
 
 }  // namespace
-
-std::string comment_safe(const std::string& s, std::size_t max_bytes) {
-  std::string out;
-  for (unsigned char ch : s) {
-    if (ch == '\n' || ch == '\r' || ch == '\t') ch = ' ';
-    if (ch < 0x20 || ch > 0x7e || ch == '"' || ch == '\'' || ch == '`' || ch == '$' || ch == '\\')
-      continue;
-    out.push_back(static_cast<char>(ch));
-  }
-  if (out.size() > max_bytes) out = out.substr(0, max_bytes - 3) + "...";
-  return out;
-}
 
 void build_diagnosis(const Attribution& a, const FilterContext& ctx, Diagnosis& d) {
   const Settings& s = ctx.rules.settings;
@@ -277,7 +267,8 @@ void build_diagnosis(const Attribution& a, const FilterContext& ctx, Diagnosis& 
             "; " + std::to_string(top_n) + " node" + (top_n > 1 ? "s" : "") + " saw " + label + "s";
     }
   }
-  d.summary = comment_safe(summary);
+  // The summary becomes the job's Comment: it obeys Slurm's text rules here already.
+  d.summary = slurm_safe_text(summary, kMaxCommentBytes);
 }
 
 }  // namespace ff

@@ -12,7 +12,4 @@ namespace ff {
 
 void build_diagnosis(const Attribution& a, const FilterContext& ctx, Diagnosis& d);
 
-// One printable ASCII line of at most `max_bytes`, safe for a Slurm comment.
-std::string comment_safe(const std::string& s, std::size_t max_bytes = 1000);
-
 }  // namespace ff

@@ -119,4 +119,16 @@ TEST(CommentInjection, CommentTextIsOneLineOfPrintableAscii) {
   EXPECT_EQ(comment_text(std::string(5000, 'x')).size(), ff::agent::kMaxCommentBytes);
 }
 
+// The Comment follows the rules of incident/slurm_text.h, as the engine's
+// summary does: nothing a shell would act on if an operator pasted it.
+TEST(CommentInjection, CommentTextHasNoShellQuotingLeft) {
+  Recorder rec;
+  std::string text = comment_text(hostile(rec.dir()));
+  EXPECT_EQ(text.find_first_of("\"'`$\\"), std::string::npos) << text;
+  EXPECT_EQ(text.find("  "), std::string::npos) << text;
+  EXPECT_EQ(comment_text("RuntimeError: \"$(touch x)\" `id`\n JobId=1 Comment=evil \xc3\xa9"),
+            "RuntimeError: (touch x) id JobId=1 Comment=evil ?");
+  EXPECT_EQ(comment_text(text), text);
+}
+
 }  // namespace

@@ -82,7 +82,7 @@ TEST(DrainScontrol, AHostileReasonIsOneSanitizedArgument) {
   ASSERT_EQ(args.size(), 4u);
   EXPECT_EQ(args[1], "NodeName=n2");
   EXPECT_EQ(args[2], "State=DRAIN");
-  EXPECT_EQ(args[3], "Reason=" + ff::agent::slurm_text(reason, ff::agent::kMaxDrainReasonBytes));
+  EXPECT_EQ(args[3], "Reason=" + ff::slurm_safe_text(reason, ff::agent::kMaxDrainReasonBytes));
   EXPECT_LE(args[3].size(), 7 + ff::agent::kMaxDrainReasonBytes);
   for (char c : args[3]) EXPECT_TRUE(c >= 0x20 && c <= 0x7e) << args[3];
   EXPECT_FALSE(rec.anything_ran());

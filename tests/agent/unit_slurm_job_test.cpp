@@ -227,7 +227,8 @@ TEST(ScontrolParser, ShowConfig) {
 }
 
 TEST(CommentText, PrintableAsciiAndBounded) {
-  EXPECT_EQ(comment_text("gpu on n2\n\tbad \x01 byte \xc3\xa9"), "gpu on n2 bad byte ??");
+  // One '?' per character outside ASCII (incident/slurm_text.h), not per byte.
+  EXPECT_EQ(comment_text("gpu on n2\n\tbad \x01 byte \xc3\xa9"), "gpu on n2 bad byte ?");
   EXPECT_EQ(comment_text(std::string(5000, 'a')).size(), kMaxCommentBytes);
   EXPECT_EQ(comment_text("  "), "");
 }

@@ -26,8 +26,8 @@
 #include <set>
 #include <thread>
 
-#include "central/http/http_get.h"
 #include "central/prometheus/prometheus_fetch.h"
+#include "common/http/http_client.h"
 #include "engine/pipeline/analyze.h"
 #include "engine/rules/compiled_rules.h"
 #include "incident/diagnosis_json.h"

@@ -190,7 +190,7 @@ TEST_F(Delivery, RealAgentStoresTheCollectorsBundle) {
   fftest::AgentProcess real;
   config.agent_url = "http://127.0.0.1:" + std::to_string(real.port());
   BuiltBundle built = build("epilog");
-  HttpReply reply;
+  http::Reply reply;
   EXPECT_EQ(deliver_once(config, built.entry, 30, &reply), DeliveryOutcome::delivered)
       << reply.describe() << real.log();
   EXPECT_EQ(reply.status, 201) << reply.describe();
