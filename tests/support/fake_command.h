@@ -171,7 +171,12 @@ class FakeCommand {
         "cat \"$answers/$answer.out\"\n"
         "cat \"$answers/$answer.err\" >&2\n"
         "exit \"$code\"\n";
-    write_executable(path_, script);
+    // Replaced whole (rename), so a call that starts while the answers are
+    // still being set up runs the old script or the new one, never half.
+    std::filesystem::path next = path_;
+    next += ".next";
+    write_executable(next, script);
+    std::filesystem::rename(next, path_);
   }
 
   std::filesystem::path dir_;

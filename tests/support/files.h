@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -19,23 +20,32 @@ inline std::runtime_error failure(const char* what, const std::filesystem::path&
 }
 }  // namespace files_detail
 
-// The whole file, bytes as they are; throws when it cannot be read.
-inline std::string read_file(const std::filesystem::path& path) {
+namespace files_detail {
+// The whole file; nullopt only when there is no such file and that is allowed.
+inline std::optional<std::string> read(const std::filesystem::path& path, bool absent_is_empty) {
   errno = 0;
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw files_detail::failure("cannot open", path, errno ? errno : ENOENT);
+  if (!in) {
+    int error = errno ? errno : ENOENT;
+    if (absent_is_empty && error == ENOENT) return std::nullopt;
+    throw failure("cannot open", path, error);
+  }
   std::ostringstream content;
   content << in.rdbuf();
-  if (in.bad()) throw files_detail::failure("cannot read", path, errno ? errno : EIO);
+  if (in.bad()) throw failure("cannot read", path, errno ? errno : EIO);
   return content.str();
+}
+}  // namespace files_detail
+
+// The whole file, bytes as they are; throws when it cannot be read.
+inline std::string read_file(const std::filesystem::path& path) {
+  return *files_detail::read(path, false);
 }
 
 // The whole file, or "" when there is no such file (a log nobody wrote to
-// yet); any other failure throws.
+// yet, a process that is gone); any other failure throws.
 inline std::string read_file_if_present(const std::filesystem::path& path) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec) && !ec) return "";
-  return read_file(path);
+  return files_detail::read(path, true).value_or("");
 }
 
 // Writes `text` as the whole file, creating its parent directories.
