@@ -28,42 +28,19 @@
 
 #include "common/content_digest.h"
 #include "common/munge_credential.h"
+#include "tests/support/files.h"
+#include "tests/support/scratch_directory.h"
 
 namespace fftest {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-inline std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-inline void write_file(const fs::path& p, const std::string& text, bool executable = false) {
-  fs::create_directories(p.parent_path());
-  std::ofstream(p, std::ios::binary | std::ios::trunc) << text;
-  if (executable) fs::permissions(p, fs::perms::owner_all, fs::perm_options::add);
-}
-
-// A scratch directory removed at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/ff-agent-test-XXXXXX";
-    if (!mkdtemp(tmpl)) throw std::runtime_error("mkdtemp");
-    dir_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  const fs::path& path() const { return dir_; }
-
- private:
-  fs::path dir_;
-};
+using ff::test_support::read_file;
+using ff::test_support::read_file_if_present;
+using ff::test_support::ScratchDirectory;
+using ff::test_support::write_executable;
+using ff::test_support::write_file;
 
 // Fake Slurm programs: firstfault-slurm-job prints `job` (exit 3, "no such
 // job", when it is null), `scontrol show config` prints `config`, `scontrol
@@ -88,31 +65,26 @@ struct FakeSlurm {
     write_file(dir / "config.txt", config);
     std::string log = (dir / "slurm-calls.log").string();
     std::string hang = controller_hangs ? "sleep 30\n" : "";
-    write_file(dir / "firstfault-slurm-job",
-               "#!/bin/sh\n" + hang + "if [ -s '" + job_file(dir).string() + "' ]; then cat '" +
-                   job_file(dir).string() + "'; exit 0; fi\nexit 3\n",
-               true);
+    write_executable(dir / "firstfault-slurm-job",
+                     "#!/bin/sh\n" + hang + "if [ -s '" + job_file(dir).string() +
+                         "' ]; then cat '" + job_file(dir).string() + "'; exit 0; fi\nexit 3\n");
     std::string hang_update;
     if (update_hangs)
       hang_update = "echo $$ > '" + (dir / "update-started").string() + "'; sleep 30; ";
-    write_file(dir / "scontrol",
-               "#!/bin/sh\n" + hang +
-                   "case \"$1 $2\" in\n"
-                   "  'show config') cat '" +
-                   (dir / "config.txt").string() +
-                   "';;\n"
-                   "  *) " +
-                   hang_update + "printf 'scontrol' >> '" + log +
-                   "'; for a in \"$@\"; do printf ' [%s]' \"$a\" >> '" + log +
-                   "'; done; echo >> '" + log +
-                   "';;\n"
-                   "esac\n",
-               true);
-    write_file(dir / "sacctmgr",
-               "#!/bin/sh\nprintf 'sacctmgr' >> '" + log +
-                   "'; for a in \"$@\"; do printf ' [%s]' \"$a\" >> '" + log +
-                   "'; done; echo >> '" + log + "'\n",
-               true);
+    write_executable(dir / "scontrol", "#!/bin/sh\n" + hang +
+                                           "case \"$1 $2\" in\n"
+                                           "  'show config') cat '" +
+                                           (dir / "config.txt").string() +
+                                           "';;\n"
+                                           "  *) " +
+                                           hang_update + "printf 'scontrol' >> '" + log +
+                                           "'; for a in \"$@\"; do printf ' [%s]' \"$a\" >> '" +
+                                           log + "'; done; echo >> '" + log +
+                                           "';;\n"
+                                           "esac\n");
+    write_executable(dir / "sacctmgr", "#!/bin/sh\nprintf 'sacctmgr' >> '" + log +
+                                           "'; for a in \"$@\"; do printf ' [%s]' \"$a\" >> '" +
+                                           log + "'; done; echo >> '" + log + "'\n");
   }
 };
 
@@ -187,8 +159,8 @@ class AgentProcess {
     c.set_read_timeout(60, 0);
     return c;
   }
-  std::string log() const { return read_file(dir_.path() / "agent.log"); }
-  std::string slurm_calls() const { return read_file(dir_.path() / "slurm-calls.log"); }
+  std::string log() const { return read_file_if_present(dir_.path() / "agent.log"); }
+  std::string slurm_calls() const { return read_file_if_present(dir_.path() / "slurm-calls.log"); }
 
   // A line of /proc/<agent>/status in KiB ("VmRSS", "RssAnon"), -1 when unknown.
   long status_kib(const std::string& field = "VmRSS") const {
@@ -257,7 +229,7 @@ class AgentProcess {
     port_ = std::stoi(line.substr(colon + 1));
   }
 
-  TempDir dir_;
+  ScratchDirectory dir_{"agent"};
   fs::path state_;
   pid_t pid_ = -1;
   int port_ = 0;

@@ -10,7 +10,7 @@ namespace {
 using namespace fftest;
 
 TEST(CommentRecovery, KilledBetweenStoreAndCommentWrittenAfterRestart) {
-  TempDir state;
+  ScratchDirectory state{"agent"};
   auto db = state.path() / "s" / "firstfault.db";
   FakeSlurm slow = running_job();  // the fast pass writes the Comment with scontrol
   slow.update_hangs = true;

@@ -109,7 +109,7 @@ TEST(Dashboard, StaticFilesArePublicWithAStrictPolicy) {
 }
 
 TEST(Dashboard, ReadTokenReadsButNeverWrites) {
-  TempDir dir;
+  ScratchDirectory dir{"agent"};
   fs::path token = write_token(dir.path(), 0640);
   AgentProcess agent("read_token_file: " + token.string() + "\n", ended_job());
   auto client = agent.client();
@@ -148,7 +148,7 @@ TEST(Dashboard, ReadTokenReadsButNeverWrites) {
 }
 
 TEST(Dashboard, TokenFileOthersMayReadStopsTheAgent) {
-  TempDir dir;
+  ScratchDirectory dir{"agent"};
   fs::path token = write_token(dir.path(), 0644);
   try {
     AgentProcess agent("read_token_file: " + token.string() + "\n");
@@ -174,7 +174,7 @@ struct Page {
 // One headless Chromium run with a private profile and a time bound, so a
 // hung browser fails the test. `extra`: --dump-dom, --screenshot=..., ...
 Page chromium(const std::string& url, const std::vector<std::string>& extra) {
-  TempDir profile;
+  ScratchDirectory profile{"agent"};
   std::vector<std::string> argv = {kChromium,
                                    "--headless=new",
                                    "--no-sandbox",  // as root in a container
@@ -208,7 +208,7 @@ class DashboardBrowser : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     if (!fs::exists(kChromium)) return;
-    token_dir_ = new TempDir;
+    token_dir_ = new ScratchDirectory("agent");
     fs::path token = write_token(token_dir_->path(), 0600);
     agent_ = new AgentProcess("read_token_file: " + token.string() + "\n", ended_job());
     auto client = agent_->client();
@@ -243,12 +243,12 @@ class DashboardBrowser : public ::testing::Test {
     return page;
   }
 
-  static TempDir* token_dir_;
+  static ScratchDirectory* token_dir_;
   static AgentProcess* agent_;
   static json* diagnosis_;  // as the API served it
 };
 
-TempDir* DashboardBrowser::token_dir_ = nullptr;
+ScratchDirectory* DashboardBrowser::token_dir_ = nullptr;
 AgentProcess* DashboardBrowser::agent_ = nullptr;
 json* DashboardBrowser::diagnosis_ = nullptr;
 
@@ -339,7 +339,7 @@ TEST_F(DashboardBrowser, SuspectsOrSuspectsUnavailable) {
 
 // Chromium's own record of every request: all to the agent, none elsewhere.
 TEST_F(DashboardBrowser, RequestsNothingButTheAgent) {
-  TempDir out;
+  ScratchDirectory out{"agent"};
   fs::path log = out.path() / "netlog.json";
   Page page = dump(std::string("/job/48213?token=") + kToken, {"--log-net-log=" + log.string()});
   ASSERT_TRUE(contains(page.dom, R"(data-state="job")"));

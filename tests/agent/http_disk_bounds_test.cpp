@@ -81,7 +81,7 @@ std::string age_job(const std::string& job_id, int days) {
 }
 
 TEST(DiskBounds, RetentionDeletesOldFinishedJobsOnlyAndKeepsDrainRecords) {
-  TempDir state;
+  ScratchDirectory state{"agent"};
   auto dir = state.path() / "s";
   auto db = dir / "firstfault.db";
   {
@@ -134,7 +134,7 @@ TEST(DiskBounds, RetentionDeletesOldFinishedJobsOnlyAndKeepsDrainRecords) {
 }
 
 TEST(DiskBounds, MaxStateBytesDeletesTheLeastRecentFinishedJobs) {
-  TempDir state;
+  ScratchDirectory state{"agent"};
   auto dir = state.path() / "s";
   auto db = dir / "firstfault.db";
   {

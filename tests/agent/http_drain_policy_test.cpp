@@ -2,7 +2,7 @@
 // on gpu-a02. After the first final pass the drain is declined (1 blame of
 // 2); after the second the agent runs scontrol with exactly `update
 // NodeName=gpu-a02 State=DRAIN Reason=firstfault: ...`, each its own argument
-// (a recording scontrol writes its argument vector NUL-separated), and both
+// (a recording scontrol keeps its argument vector exactly), and both
 // decisions are in drain_actions.
 // The example has its Xid in gpu-a02's syslog, which a user can write
 // (`logger -t kernel`): the engine marks that root cause "trusted": false
@@ -11,41 +11,35 @@
 #include <gtest/gtest.h>
 
 #include "tests/agent/agent_process.h"
-#include "tests/agent/recorded_args.h"
+#include "tests/support/fake_command.h"
 
 namespace {
 
 using namespace fftest;
+using ff::test_support::FakeCommand;
 
 // firstfault-slurm-job answers for the id asked (the example job's record
-// with that id); scontrol: `show node` says IDLE, `update` records its
-// arguments in a file of its own.
-void install_recording_scontrol(const fs::path& dir) {
-  write_file(dir / "firstfault-slurm-job",
-             R"(#!/bin/sh
+// with that id); scontrol answers `show config` as the fixture's does and
+// `show node` with IDLE for the example's nodes, and records every call.
+FakeCommand install_recording_scontrol(const fs::path& dir) {
+  write_executable(dir / "firstfault-slurm-job",
+                   R"(#!/bin/sh
 sed "s/\"job_id\":\"48213\"/\"job_id\":\"$1\"/" ')" +
-                 FakeSlurm::job_file(dir).string() + "'\n",
-             true);
-  write_file(dir / "scontrol",
-             "#!/bin/sh\n"
-             "case \"$1 $2\" in\n"
-             "  'show config') cat '" +
-                 (dir / "config.txt").string() +
-                 "';;\n"
-                 "  'show node') echo \"NodeName=$4 Arch=x86_64 State=IDLE ThreadsPerCore=1\";;\n"
-                 "  *) printf '%s\\0' \"$@\" > \"$(mktemp '" +
-                 (dir / "update.XXXXXX").string() +
-                 "')\";;\n"
-                 "esac\n",
-             true);
+                       FakeSlurm::job_file(dir).string() + "'\n");
+  FakeCommand scontrol(dir, "scontrol");
+  scontrol.answer_when({"show", "config"}, {.out = read_file(dir / "config.txt")});
+  for (std::string node : {"gpu-a01", "gpu-a02", "gpu-a03"})
+    scontrol.answer_when(
+        {"show", "node", "-o", node},
+        {.out = "NodeName=" + node + " Arch=x86_64 State=IDLE ThreadsPerCore=1\n"});
+  return scontrol;
 }
 
-std::vector<std::vector<std::string>> updates(const fs::path& dir) {
+// The `scontrol update` calls, oldest first.
+std::vector<std::vector<std::string>> updates(const FakeCommand& scontrol) {
   std::vector<std::vector<std::string>> out;
-  for (const auto& e : fs::directory_iterator(dir)) {
-    if (e.path().filename().string().rfind("update.", 0) != 0) continue;
-    out.push_back(fftest::read_recorded_args(e.path()));
-  }
+  for (auto& args : scontrol.call_args())
+    if (!args.empty() && args[0] == "update") out.push_back(std::move(args));
   return out;
 }
 
@@ -99,7 +93,7 @@ bool wait_for_rows(const AgentProcess& agent, const std::string& where) {
 
 TEST(AgentDrain, SecondGpuFaultOnANodeDrainsIt) {
   AgentProcess agent("drain:\n  enabled: true\n  min_blames: 2\n  max_per_hour: 1\n", ended_job());
-  install_recording_scontrol(agent.dir());
+  FakeCommand scontrol = install_recording_scontrol(agent.dir());
   auto client = agent.client();
 
   for (const auto& b : xid79_job("48213", 1797000000000000000LL))
@@ -110,7 +104,7 @@ TEST(AgentDrain, SecondGpuFaultOnANodeDrainsIt) {
                        "AND reason = 'blamed 1 of 2 times in 14 days' AND blames = 1"),
             1)
       << agent.log();
-  EXPECT_TRUE(updates(agent.dir()).empty());
+  EXPECT_TRUE(updates(scontrol).empty());
 
   for (const auto& b : xid79_job("48214", 1797000000000001000LL))
     ASSERT_EQ(upload(client, b)->status, 201);
@@ -129,7 +123,7 @@ TEST(AgentDrain, SecondGpuFaultOnANodeDrainsIt) {
             1)
       << agent.log();
 
-  auto calls = updates(agent.dir());
+  auto calls = updates(scontrol);
   ASSERT_EQ(calls.size(), 1u) << agent.log();
   EXPECT_EQ(calls[0], (std::vector<std::string>{"update", "NodeName=gpu-a02", "State=DRAIN",
                                                 "Reason=" + reason}));
@@ -140,7 +134,7 @@ TEST(AgentDrain, SecondGpuFaultOnANodeDrainsIt) {
 // neither drains nor counts as a blame, and the decision says why.
 TEST(AgentDrain, XidOnlyInSyslogIsNotDrained) {
   AgentProcess agent("drain:\n  enabled: true\n  min_blames: 2\n  max_per_hour: 1\n", ended_job());
-  install_recording_scontrol(agent.dir());
+  FakeCommand scontrol = install_recording_scontrol(agent.dir());
   auto client = agent.client();
   long long stamp = 1797000000000004000LL;
   for (const auto& id : {"48213", "48214"}) {
@@ -158,13 +152,13 @@ TEST(AgentDrain, XidOnlyInSyslogIsNotDrained) {
               1)
         << agent.log();
   }
-  EXPECT_TRUE(updates(agent.dir()).empty());
+  EXPECT_TRUE(updates(scontrol).empty());
 }
 
 // Off by default: the same two jobs drain nothing and record nothing.
 TEST(AgentDrain, OffByDefault) {
   AgentProcess agent("", ended_job());
-  install_recording_scontrol(agent.dir());
+  FakeCommand scontrol = install_recording_scontrol(agent.dir());
   auto client = agent.client();
   for (const auto& id : {"48213", "48214"}) {
     for (const auto& b :
@@ -180,7 +174,7 @@ TEST(AgentDrain, OffByDefault) {
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   EXPECT_EQ(drain_rows(agent, "1"), 0);
-  EXPECT_TRUE(updates(agent.dir()).empty());
+  EXPECT_TRUE(updates(scontrol).empty());
 }
 
 }  // namespace

@@ -12,7 +12,7 @@ namespace {
 using namespace fftest;
 
 TEST(FileModes, NothingForOthers) {
-  TempDir scratch;
+  ScratchDirectory scratch{"agent"};
   fs::path state = scratch.path() / "state";
   fs::create_directories(state);
   fs::permissions(state, fs::perms::all);  // 0777, as a careless mkdir might leave it

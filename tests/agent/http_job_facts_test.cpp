@@ -34,14 +34,13 @@ std::string hostile_scontrol_line(const std::string& other) {
 void answer_show_job_with_hostile_line(const fs::path& dir, const std::string& other) {
   fs::rename(dir / "scontrol", dir / "scontrol.fixture");
   write_file(dir / "show-job.txt", hostile_scontrol_line(other) + "\n");
-  write_file(dir / "scontrol",
-             "#!/bin/sh\n"
-             "if [ \"$1 $2\" = 'show job' ]; then cat '" +
-                 (dir / "show-job.txt").string() +
-                 "'; exit 0; fi\n"
-                 "exec '" +
-                 (dir / "scontrol.fixture").string() + "' \"$@\"\n",
-             true);
+  write_executable(dir / "scontrol",
+                   "#!/bin/sh\n"
+                   "if [ \"$1 $2\" = 'show job' ]; then cat '" +
+                       (dir / "show-job.txt").string() +
+                       "'; exit 0; fi\n"
+                       "exec '" +
+                       (dir / "scontrol.fixture").string() + "' \"$@\"\n");
 }
 
 // Every file under `root` whose path or content holds `needle`.
@@ -56,7 +55,7 @@ std::vector<std::string> mentions(const fs::path& root, const std::string& needl
 }
 
 TEST(JobFacts, FromTheRecordNotFromScontrolText) {
-  TempDir elsewhere;
+  ScratchDirectory elsewhere{"agent"};
   fs::path other = elsewhere.path() / "not-the-job.out";
   write_file(other, "NOT-THE-JOBS-OUTPUT\n");
   FakeSlurm s = ended_job();

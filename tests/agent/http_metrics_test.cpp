@@ -189,7 +189,7 @@ TEST(Metrics, ScrapedByARealPrometheus) {
     ASSERT_EQ(res->status, 200) << res->body;
   }
 
-  TempDir dir;
+  ScratchDirectory dir{"agent"};
   RealPrometheus prom(dir.path());
   prom.write_config(
       "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"

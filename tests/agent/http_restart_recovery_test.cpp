@@ -9,7 +9,7 @@ namespace {
 using namespace fftest;
 
 TEST(RestartRecovery, DeadlinePassAfterRestart) {
-  TempDir state;
+  ScratchDirectory state{"agent"};
   auto bundles = example_bundles("01-xid79-fallen-off-bus", "epilog", 1000);
   {
     AgentProcess first("final_pass_deadline_s: 600\n", {}, state.path() / "s");

@@ -1,20 +1,18 @@
 // The Comment leaves for Slurm as one argument of an exec'd scontrol (or
 // sacctmgr), never through a shell: text with quotes, $(), backticks,
 // newlines, escape sequences or a second "JobId=" cannot change what runs
-// or which job is updated. A recording stand-in for scontrol/sacctmgr writes
-// its argument vector NUL-separated, so argument boundaries are exact.
+// or which job is updated. Recording stand-ins for scontrol/sacctmgr keep
+// each argument vector exactly, so argument boundaries are exact.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "agent/slurm/comment_text.h"
 #include "agent/slurm/slurm_client.h"
-#include "tests/agent/recorded_args.h"
+#include "tests/support/fake_command.h"
+#include "tests/support/scratch_directory.h"
 
 namespace {
 
@@ -22,35 +20,31 @@ namespace fs = std::filesystem;
 using ff::agent::comment_text;
 using ff::agent::SlurmClient;
 using ff::agent::SlurmPaths;
+using ff::test_support::FakeCommand;
+using ff::test_support::ScratchDirectory;
 
+// Stand-ins for scontrol (whose `show config` says accounting runs, so the
+// Comment may go through sacctmgr too) and sacctmgr, in a scratch directory.
 class Recorder {
  public:
   Recorder() {
-    char tmpl[] = "/tmp/ff-injection-XXXXXX";
-    dir_ = ::mkdtemp(tmpl);
-    write_script("scontrol",
-                 "if [ \"$1 $2\" = 'show config' ]; then\n"
-                 "  echo 'SlurmUser = slurm(64030)'\n"
-                 "  echo 'AccountingStorageType = accounting_storage/slurmdbd'\n"
-                 "  exit 0\n"
-                 "fi\n");
-    write_script("sacctmgr", "");
+    scontrol_.answer_when({"show", "config"},
+                          {.out = "SlurmUser = slurm(64030)\n"
+                                  "AccountingStorageType = accounting_storage/slurmdbd\n"});
   }
-  ~Recorder() {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  const fs::path& dir() const { return dir_; }
+  const fs::path& dir() const { return dir_.path(); }
   SlurmPaths paths() const {
     SlurmPaths p;
-    p.scontrol = (dir_ / "scontrol").string();
-    p.sacctmgr = (dir_ / "sacctmgr").string();
+    p.scontrol = scontrol_.command();
+    p.sacctmgr = sacctmgr_.command();
     return p;
   }
-  // The argument vector of the last call of `program`.
-  std::vector<std::string> args(const std::string& program) const {
-    return fftest::read_recorded_args(dir_ / (program + ".args"));
+  // The argument vector of the last `scontrol update`.
+  std::vector<std::string> scontrol_update() const {
+    return scontrol_.last_call_starting({"update"});
   }
+  // The argument vector of the last sacctmgr call.
+  std::vector<std::string> sacctmgr_call() const { return sacctmgr_.last_call_starting({}); }
   // The payload would have created one of these if any shell had parsed it.
   bool anything_ran() const {
     for (const char* name : {"pwned1", "pwned2", "pwned3", "pwned4"})
@@ -59,14 +53,9 @@ class Recorder {
   }
 
  private:
-  void write_script(const std::string& name, const std::string& before) {
-    fs::path p = dir_ / name;
-    std::ofstream(p) << "#!/bin/sh\n"
-                     << before << "printf '%s\\0' \"$@\" > '" << (dir_ / (name + ".args")).string()
-                     << "'\n";
-    fs::permissions(p, fs::perms::owner_all);
-  }
-  fs::path dir_;
+  ScratchDirectory dir_{"injection"};
+  FakeCommand scontrol_{dir_.path(), "scontrol"};
+  FakeCommand sacctmgr_{dir_.path(), "sacctmgr"};
 };
 
 std::string hostile(const fs::path& dir) {
@@ -89,7 +78,7 @@ TEST(CommentInjection, ScontrolGetsOneArgument) {
   SlurmClient slurm(rec.paths());
   std::string text = hostile(rec.dir());
   EXPECT_EQ(slurm.set_comment("48213", text), "written");
-  auto args = rec.args("scontrol");
+  auto args = rec.scontrol_update();
   ASSERT_EQ(args.size(), 3u);
   EXPECT_EQ(args[0], "update");
   EXPECT_EQ(args[1], "JobId=48213");
@@ -103,7 +92,7 @@ TEST(CommentInjection, SacctmgrGetsOneArgument) {
   SlurmClient slurm(rec.paths());
   std::string text = hostile(rec.dir());
   EXPECT_EQ(slurm.set_comment_after_end("48213", text), "written: sacctmgr");
-  auto args = rec.args("sacctmgr");
+  auto args = rec.sacctmgr_call();
   ASSERT_EQ(args.size(), 7u);
   EXPECT_EQ(args[0], "-i");
   EXPECT_EQ(args[4], "jobid=48213");

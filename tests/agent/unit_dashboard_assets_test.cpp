@@ -17,6 +17,8 @@
 #include "agent/dashboard/dashboard_assets.h"
 #include "agent/server/agent_config.h"
 #include "agent/server/read_token.h"
+#include "tests/support/files.h"
+#include "tests/support/scratch_directory.h"
 
 namespace {
 
@@ -33,10 +35,7 @@ std::string lower(std::string_view s) {
 }
 
 std::string source_file(const std::string& name) {
-  std::ifstream in(fs::path(FF_SOURCE_DIR) / "agent" / "dashboard" / name, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  return ff::test_support::read_file(fs::path(FF_SOURCE_DIR) / "agent" / "dashboard" / name);
 }
 
 std::string asset(const std::string& name) {
@@ -107,19 +106,13 @@ TEST(DashboardAssets, NoInlineCodeAndNoMarkupFromStrings) {
 
 class TokenFile : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/ff-token-test-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
   std::string write(const std::string& text, mode_t mode) {
     fs::path p = dir_ / "read.token";
-    std::ofstream(p, std::ios::binary | std::ios::trunc) << text;
+    ff::test_support::write_file(p, text);
     EXPECT_EQ(::chmod(p.c_str(), mode), 0);
     return p.string();
   }
-  fs::path dir_;
+  ff::test_support::ScratchDirectory dir_{"token"};
 };
 
 TEST_F(TokenFile, LoadsTheTokenWithoutTheNewline) {
@@ -148,7 +141,7 @@ TEST_F(TokenFile, RefusesUnfitTokens) {
   EXPECT_THROW(load_read_token(write("0123456789 abcdef\n", 0600)), ConfigError);
   EXPECT_THROW(load_read_token(write("0123456789abcdef\nsecond line\n", 0600)), ConfigError);
   EXPECT_THROW(load_read_token((dir_ / "missing").string()), ConfigError);
-  EXPECT_THROW(load_read_token(dir_.string()), ConfigError);  // a directory
+  EXPECT_THROW(load_read_token(dir_.path().string()), ConfigError);  // a directory
 }
 
 TEST(ReadToken, BearerMatchesOnlyTheExactToken) {

@@ -2,61 +2,55 @@
 // State=DRAIN Reason=<reason>`, never through a shell: a reason with quotes,
 // $(), backticks or newlines arrives as one sanitized argument, and a node
 // name that is a hostlist or a second assignment drains nothing. A recording
-// stand-in for scontrol writes its argument vector NUL-separated.
+// stand-in for scontrol keeps its argument vectors exactly.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "agent/slurm/comment_text.h"
 #include "agent/slurm/slurm_client.h"
-#include "tests/agent/recorded_args.h"
+#include "tests/support/fake_command.h"
+#include "tests/support/scratch_directory.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 using ff::agent::SlurmClient;
 using ff::agent::SlurmPaths;
+using ff::test_support::FakeCommand;
+using ff::test_support::ScratchDirectory;
 
 class RecordingScontrol {
  public:
   // `show node` prints `node_line`; every call records its arguments.
   explicit RecordingScontrol(const std::string& node_line = "") {
-    char tmpl[] = "/tmp/ff-drain-XXXXXX";
-    dir_ = ::mkdtemp(tmpl);
-    fs::path p = dir_ / "scontrol";
-    std::ofstream(p) << "#!/bin/sh\n"
-                     << "printf '%s\\0' \"$@\" > '" << (dir_ / "scontrol.args").string() << "'\n"
-                     << "if [ \"$1 $2\" = 'show node' ]; then printf '%s\\n' '" << node_line
-                     << "'; fi\n";
-    fs::permissions(p, fs::perms::owner_all);
+    scontrol_.answer_when({"show", "node"}, {.out = node_line + "\n"});
   }
-  ~RecordingScontrol() {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  const fs::path& dir() const { return dir_; }
+  const fs::path& dir() const { return dir_.path(); }
   SlurmPaths paths() const {
     SlurmPaths p;
-    p.scontrol = (dir_ / "scontrol").string();
+    p.scontrol = scontrol_.command();
     p.sacctmgr = "";
     return p;
   }
-  std::vector<std::string> args() const {
-    return fftest::read_recorded_args(dir_ / "scontrol.args");
+  // The arguments of the last call.
+  std::vector<std::string> args() const { return scontrol_.last_call_starting({}); }
+  bool called() const { return scontrol_.called(); }
+  // From now on every call fails as scontrol does on a node it does not know.
+  void fail_every_call() {
+    scontrol_.answer_otherwise(
+        {.err = "slurm_update error: Invalid node name specified\n", .exit_code = 1});
   }
-  bool called() const { return fs::exists(dir_ / "scontrol.args"); }
   bool anything_ran() const {
     return fs::exists(dir_ / "pwned1") || fs::exists(dir_ / "pwned2") ||
            fs::exists(dir_ / "pwned3");
   }
 
  private:
-  fs::path dir_;
+  ScratchDirectory dir_{"drain"};
+  FakeCommand scontrol_{dir_.path(), "scontrol"};
 };
 
 TEST(DrainScontrol, ExactArgumentVector) {
@@ -100,8 +94,7 @@ TEST(DrainScontrol, OnlyAPlainNodeNameIsDrained) {
 
 TEST(DrainScontrol, AFailingScontrolIsReported) {
   RecordingScontrol rec;
-  std::ofstream(rec.dir() / "scontrol")
-      << "#!/bin/sh\necho 'slurm_update error: Invalid node name specified' >&2\nexit 1\n";
+  rec.fail_every_call();
   SlurmClient slurm(rec.paths());
   std::string status = slurm.drain_node("n9", "firstfault: x");
   EXPECT_EQ(status.rfind("failed: ", 0), 0u) << status;

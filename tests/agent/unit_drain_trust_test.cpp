@@ -6,14 +6,11 @@
 // (the kernel's ring buffer); a syslog line (`logger -t kernel 'NVRM: Xid
 // ...'`) is declined with the reason, and counts as no blame.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -21,7 +18,8 @@
 #include "agent/slurm/slurm_client.h"
 #include "agent/store/diagnosis_store.h"
 #include "agent/suspects/time_window.h"
-#include "tests/agent/recorded_args.h"
+#include "tests/support/fake_command.h"
+#include "tests/support/scratch_directory.h"
 
 namespace {
 
@@ -34,35 +32,23 @@ using ff::agent::PassRecord;
 using ff::agent::SlurmClient;
 using ff::agent::SlurmPaths;
 using ff::agent::SuspectSettings;
+using ff::test_support::FakeCommand;
+using ff::test_support::ScratchDirectory;
 using nlohmann::json;
 
 const std::string kGpu = "00000000:3B:00.0";
 
-// A temporary directory with the database and a stand-in for scontrol:
-// `show node` says IDLE, every other call records its arguments.
+// A scratch directory with the database and a stand-in for scontrol:
+// `show node` says n2 is IDLE; every call is recorded.
 class DrainTrust : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/ff-drain-trust-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    fs::path scontrol = dir_ / "scontrol";
-    std::ofstream(scontrol) << "#!/bin/sh\n"
-                            << "if [ \"$1 $2\" = 'show node' ]; then\n"
-                            << "  echo \"NodeName=$4 Arch=x86_64 State=IDLE ThreadsPerCore=1\"\n"
-                            << "  exit 0\n"
-                            << "fi\n"
-                            << "printf '%s\\0' \"$@\" > '" << (dir_ / "update.args").string()
-                            << "'\n";
-    fs::permissions(scontrol, fs::perms::owner_all);
+    scontrol_.answer_when({"show", "node", "-o", "n2"},
+                          {.out = "NodeName=n2 Arch=x86_64 State=IDLE ThreadsPerCore=1\n"});
     store_ = DiagnosisStore::open((dir_ / "firstfault.db").string());
     now_ = static_cast<std::int64_t>(std::time(nullptr));
   }
-  void TearDown() override {
-    store_.reset();
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
+  void TearDown() override { store_.reset(); }
 
   // An attributed GPU fault on n2, its event from `origin`. `trusted`
   // absent: a diagnosis of an engine without provenance.
@@ -106,7 +92,7 @@ class DrainTrust : public ::testing::Test {
     settings.enabled = true;
     settings.min_blames = 3;
     SlurmPaths paths;
-    paths.scontrol = (dir_ / "scontrol").string();
+    paths.scontrol = scontrol_.command();
     paths.sacctmgr = "";
     SlurmClient slurm(paths);
     DrainPolicy policy(settings, SuspectSettings{}, *store_, slurm);
@@ -117,10 +103,11 @@ class DrainTrust : public ::testing::Test {
   }
 
   std::vector<std::string> scontrol_update() const {
-    return fftest::read_recorded_args(dir_ / "update.args");
+    return scontrol_.last_call_starting({"update"});
   }
 
-  fs::path dir_;
+  ScratchDirectory dir_{"drain-trust"};
+  FakeCommand scontrol_{dir_.path(), "scontrol"};
   std::unique_ptr<DiagnosisStore> store_;
   std::int64_t now_ = 0;
 };
@@ -177,7 +164,7 @@ TEST_F(DrainTrust, UntrustedEarlierFaultsAreNoBlames) {
   DrainSettings settings;
   settings.enabled = true;
   SlurmPaths paths;
-  paths.scontrol = (dir_ / "scontrol").string();
+  paths.scontrol = scontrol_.command();
   paths.sacctmgr = "";
   SlurmClient slurm(paths);
   DrainPolicy(settings, SuspectSettings{}, *store_, slurm).after_pass(last);

@@ -16,36 +16,23 @@
 #include <sstream>
 
 #include "agent/server/incident_merger.h"
+#include "tests/support/files.h"
 #include "tests/support/growing_file.h"
 #include "tests/support/open_watch.h"
 #include "tests/support/process_memory.h"
+#include "tests/support/scratch_directory.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 using namespace ff::agent;
+using ff::test_support::read_file;
+using ff::test_support::ScratchDirectory;
+using ff::test_support::write_file;
 using nlohmann::json;
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void write_file(const fs::path& p, const std::string& text) {
-  fs::create_directories(p.parent_path());
-  std::ofstream(p, std::ios::binary) << text;
-}
 
 class MergerTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/ff-merger-XXXXXX";
-    root_ = mkdtemp(tmpl);
-  }
-  void TearDown() override { fs::remove_all(root_); }
-
   BundleRecord bundle(const std::string& node, const std::string& pass, long long stamp,
                       const json& fragment, const std::string& kernel,
                       const std::string& app = "") {
@@ -86,12 +73,12 @@ class MergerTest : public ::testing::Test {
             bundle("n10", "step", 50, n10, "n10\n")};
   }
 
-  fs::path root_;
+  ScratchDirectory root_{"merger"};
   JobKey key_{"12", 0};
 };
 
 TEST_F(MergerTest, ArrivalOrderDoesNotMatter) {
-  StateLayout layout(root_);
+  StateLayout layout(root_.path());
   auto bundles = sample();
   rebuild_incident(layout, key_, bundles, {});
   std::string first = read_file(layout.incident(key_) / "job.json");
@@ -102,7 +89,7 @@ TEST_F(MergerTest, ArrivalOrderDoesNotMatter) {
 }
 
 TEST_F(MergerTest, WinnersAndUnions) {
-  StateLayout layout(root_);
+  StateLayout layout(root_.path());
   MergeResult r = rebuild_incident(layout, key_, sample(), {});
   fs::path inc = layout.incident(key_);
   EXPECT_EQ(read_file(inc / "nodes/n1/kernel"), "n1 new\n");     // newest step bundle
@@ -140,7 +127,7 @@ TEST_F(MergerTest, FragmentsNamingEveryNodeAreFoldedOneAtATime) {
                      {"coverage", {{{"collector", "kernel"}, {"node", node}, {"status", "ok"}}}}};
     bundles.push_back(bundle(node, "epilog", 1000 + i, fragment, node + " kernel\n"));
   }
-  StateLayout layout(root_);
+  StateLayout layout(root_.path());
   ASSERT_TRUE(fftest::reset_peak_rss());
   long before = fftest::peak_rss_kib(getpid());
   MergeResult r = rebuild_incident(layout, key_, bundles, {});
@@ -167,7 +154,7 @@ TEST_F(MergerTest, FragmentsNamingEveryNodeAreFoldedOneAtATime) {
 // store filled otherwise may not have) adds no directory for it, inside the
 // incident or out of it.
 TEST_F(MergerTest, ABundleNodeThatIsNotANodeNameIsNoDirectory) {
-  StateLayout layout(root_);
+  StateLayout layout(root_.path());
   auto bundles = sample();
   BundleRecord forged = bundle("n3", "step", 400, json{{"job_id", "12"}}, "");
   forged.node = "../../../escaped";
@@ -185,7 +172,7 @@ TEST_F(MergerTest, ABundleNodeThatIsNotANodeNameIsNoDirectory) {
 
 TEST_F(MergerTest, SlurmAndFastPassFacts) {
   setenv("TZ", "UTC", 1);
-  StateLayout layout(root_);
+  StateLayout layout(root_.path());
   MergeFacts facts;
   SlurmJob slurm;
   slurm.state = "NODE_FAIL";
@@ -224,7 +211,7 @@ TEST_F(MergerTest, EveryCoverageEntryOfTheWinningBundleIsKept) {
   json n1_old = n1;
   n1_old["coverage"] = {
       {{"collector", "app"}, {"node", "n1"}, {"status", "missing"}, {"detail", "old"}}};
-  StateLayout layout(root_);
+  StateLayout layout(root_.path());
   json job =
       rebuild_incident(
           layout, key_,
@@ -256,7 +243,7 @@ class AgentReadsJobOutput : public MergerTest {
     MergeFacts facts;
     facts.slurm = slurm_;
     facts.max_job_output_bytes = max_bytes;
-    StateLayout layout(root_);
+    StateLayout layout(root_.path());
     return rebuild_incident(layout, key_, sample(), facts).job;
   }
 
@@ -268,7 +255,7 @@ class AgentReadsJobOutput : public MergerTest {
     return out;
   }
 
-  fs::path app_dir() { return StateLayout(root_).incident(key_) / "app"; }
+  fs::path app_dir() { return StateLayout(root_.path()).incident(key_) / "app"; }
 
   SlurmJob slurm_;
 };

@@ -6,8 +6,10 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <string>
+
+#include "tests/support/files.h"
+#include "tests/support/scratch_directory.h"
 
 namespace fftest {
 
@@ -41,24 +43,14 @@ inline RunResult run_firstfault(const std::string& args, int timeout_s = 0) {
 // A scratch incident directory, removed at the end of the test.
 class TempIncident {
  public:
-  TempIncident() {
-    char tmpl[] = "/tmp/ff-incident-XXXXXX";
-    dir_ = mkdtemp(tmpl);
-  }
-  ~TempIncident() {
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
-  }
-  const std::filesystem::path& dir() const { return dir_; }
-  std::string arg() const { return shell_quote(dir_.string()); }
+  const std::filesystem::path& dir() const { return dir_.path(); }
+  std::string arg() const { return shell_quote(dir().string()); }
   void write(const std::string& rel, const std::string& text) const {
-    auto p = dir_ / rel;
-    std::filesystem::create_directories(p.parent_path());
-    std::ofstream(p, std::ios::binary) << text;
+    ff::test_support::write_file(dir() / rel, text);
   }
 
  private:
-  std::filesystem::path dir_;
+  ff::test_support::ScratchDirectory dir_{"incident"};
 };
 
 }  // namespace fftest

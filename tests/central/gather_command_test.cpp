@@ -10,13 +10,16 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "tests/central/fake_loki.h"
+#include "tests/support/files.h"
+#include "tests/support/scratch_directory.h"
 
 namespace {
 
 namespace fs = std::filesystem;
+using ff::test_support::read_file;
+using ff::test_support::ScratchDirectory;
 using nlohmann::json;
 
 struct CommandRun {
@@ -35,18 +38,9 @@ CommandRun run(const std::string& args) {
   return r;
 }
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 class GatherCommand : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/ff-gather-XXXXXX";
-    dir_ = ::mkdtemp(tmpl);
     fs::create_directories(dir_ / "incident/nodes/n1");
     std::ofstream(dir_ / "incident/job.json")
         << R"({"job_id": "9", "nodes": ["n1", "n2"], "state": "FAILED",
@@ -60,11 +54,7 @@ class GatherCommand : public ::testing::Test {
            "caught collective operation timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE) ran for "
            "60000 milliseconds before timing out.\n";
   }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  fs::path dir_;
+  ScratchDirectory dir_{"gather"};
 };
 
 TEST_F(GatherCommand, AddsLokiLinesAndCoverage) {
@@ -82,7 +72,7 @@ TEST_F(GatherCommand, AddsLokiLinesAndCoverage) {
   EXPECT_EQ(g.exit_code, 0) << g.out;
   EXPECT_TRUE(fs::exists(dir_ / "incident/nodes/n2/kernel.loki"));
   EXPECT_FALSE(fs::exists(dir_ / "incident/.firstfault-gather"));
-  json job = json::parse(read_text(dir_ / "incident/job.json"));
+  json job = json::parse(read_file(dir_ / "incident/job.json"));
   int loki_entries = 0;
   for (const auto& c : job["coverage"]) loki_entries += c["collector"] == "loki:kernel";
   EXPECT_EQ(loki_entries, 2) << job["coverage"].dump(2);  // n1 (empty) and n2 (ok)
@@ -104,10 +94,10 @@ TEST_F(GatherCommand, RefusesWithoutASourceOrAJob) {
       64);
   std::ofstream(dir_ / "agent.yaml")
       << "loki:\n  url: http://127.0.0.1:1\n  selectors:\n    kernel: '{host=\"%n\"}'\n";
-  EXPECT_EQ(
-      run("gather --config " + (dir_ / "agent.yaml").string() + " " + dir_.string() + "/nowhere")
-          .exit_code,
-      2);
+  EXPECT_EQ(run("gather --config " + (dir_ / "agent.yaml").string() + " " + dir_.path().string() +
+                "/nowhere")
+                .exit_code,
+            2);
 }
 
 }  // namespace

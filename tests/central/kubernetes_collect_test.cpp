@@ -58,7 +58,7 @@ TEST(KubernetesCollect, OomKilledPodOfAKueueWorkload) {
   FakeApiServer server;
   server.require_token("tok");
   serve(server, oom_scenario());
-  TempDir out;
+  ScratchDirectory out{"k8s"};
   CollectResult r = collect_incident(
       client_for(server), options(Target::Kind::kWorkload, "train/job-llama-7b-3f2a1", out.path()));
   ASSERT_TRUE(r.target_found) << r.problem;
@@ -135,7 +135,7 @@ TEST(KubernetesCollect, OomKilledPodOfAKueueWorkload) {
 TEST(KubernetesCollect, PreemptedWorkloadIsPreemptedState) {
   FakeApiServer server;
   serve(server, preempted_scenario());
-  TempDir out;
+  ScratchDirectory out{"k8s"};
   CollectResult r = collect_incident(
       client_for(server), options(Target::Kind::kWorkload, "research/job-sweep-9c1d0", out.path()));
   ASSERT_TRUE(r.target_found) << r.problem;
@@ -160,7 +160,7 @@ TEST(KubernetesCollect, JobModeFindsItsKueueWorkloadByJobUid) {
                {"items", json::array({json::parse(fixture("preempted/workload.json"))})}};
   server.route("/apis/kueue.x-k8s.io/v1beta1/namespaces/research/workloads", list.dump(), 200,
                {{"labelSelector", "kueue.x-k8s.io/job-uid=c4d5e6f7-0a1b-4c2d-8e3f-9a0b1c2d3e4f"}});
-  TempDir out;
+  ScratchDirectory out{"k8s"};
   CollectResult r = collect_incident(client_for(server),
                                      options(Target::Kind::kJob, "research/sweep", out.path()));
   ASSERT_TRUE(r.target_found) << r.problem;
@@ -173,7 +173,7 @@ TEST(KubernetesCollect, JobModeFindsItsKueueWorkloadByJobUid) {
 TEST(KubernetesCollect, EvictedPodBySelector) {
   FakeApiServer server;
   serve(server, evicted_scenario());
-  TempDir out;
+  ScratchDirectory out{"k8s"};
   CollectResult r = collect_incident(client_for(server),
                                      options(Target::Kind::kPods, "lab/app=bench", out.path()));
   ASSERT_TRUE(r.target_found) << r.problem;
@@ -211,7 +211,7 @@ TEST(KubernetesCollect, RequeuedWorkloadKeepsOnlyThisAttemptsPods) {
       "2026-11-02T09:40:00Z";  // the earlier attempt
   server.route("/api/v1/namespaces/train/pods", pods.dump(), 200,
                {{"labelSelector", sc.job_selector}, {"limit", "500"}});
-  TempDir out;
+  ScratchDirectory out{"k8s"};
   CollectResult r = collect_incident(
       client_for(server), options(Target::Kind::kWorkload, "train/requeued", out.path()));
   json j = job_json(out.path());
@@ -238,7 +238,7 @@ TEST(KubernetesCollect, PodListIsPagedWithContinue) {
                {{"labelSelector", "app=bench"},
                 {"limit", "500"},
                 {"continue", "eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ"}});
-  TempDir out;
+  ScratchDirectory out{"k8s"};
   CollectResult r = collect_incident(client_for(server),
                                      options(Target::Kind::kPods, "lab/app=bench", out.path()));
   EXPECT_EQ(r.pods, 2u);
@@ -252,7 +252,7 @@ TEST(KubernetesCollect, UnauthorisedTokenIsReportedNotHealth) {
   FakeApiServer server;
   server.require_token("the-right-token");
   serve(server, oom_scenario());
-  TempDir out;
+  ScratchDirectory out{"k8s"};
   CollectResult r =
       collect_incident(client_for(server, "expired-token"),
                        options(Target::Kind::kWorkload, "train/job-llama-7b-3f2a1", out.path()));
@@ -270,7 +270,7 @@ TEST(KubernetesCollect, ForbiddenWorkloadNamesTheMissingPermission) {
   FakeApiServer server;
   server.route("/apis/kueue.x-k8s.io/v1beta1/namespaces/train/workloads/job-llama-7b-3f2a1",
                fixture("errors/status-403-workload.json"), 403);
-  TempDir out;
+  ScratchDirectory out{"k8s"};
   CollectResult r = collect_incident(
       client_for(server), options(Target::Kind::kWorkload, "train/job-llama-7b-3f2a1", out.path()));
   EXPECT_FALSE(r.target_found);
@@ -291,7 +291,7 @@ TEST(KubernetesCollect, ForbiddenPodLogsLeaveTheRestUsable) {
   for (const auto& [pod, c] : sc.logs)
     server.override_path("/api/v1/namespaces/train/pods/" + pod + "/log",
                          fixture("errors/status-403-log.json"), 403);
-  TempDir out;
+  ScratchDirectory out{"k8s"};
   CollectResult r = collect_incident(
       client_for(server), options(Target::Kind::kWorkload, "train/job-llama-7b-3f2a1", out.path()));
   ASSERT_TRUE(r.target_found);
@@ -316,7 +316,7 @@ TEST(KubernetesCollect, ForbiddenNodesArePartOfCoverage) {
     server.route(std::string("/api/v1/nodes/") + n, fixture("errors/status-403-nodes.json"), 403);
   server.route("/api/v1/namespaces/default/events", fixture("errors/status-403-nodes.json"), 403,
                {{"fieldSelector", "involvedObject.kind=Node"}, {"limit", "500"}});
-  TempDir out;
+  ScratchDirectory out{"k8s"};
   CollectOptions o = options(Target::Kind::kWorkload, "train/job-llama-7b-3f2a1", out.path());
   o.pod_logs = false;
   collect_incident(client_for(server), o);
@@ -339,7 +339,7 @@ TEST(KubernetesCollect, UnreachableServer) {
   KubeAccess a;
   a.server = "http://127.0.0.1:" + std::to_string(port);
   a.http.connect_timeout_s = 2;
-  TempDir out;
+  ScratchDirectory out{"k8s"};
   CollectResult r =
       collect_incident(KubeClient(a), options(Target::Kind::kJob, "train/llama-7b", out.path()));
   EXPECT_FALSE(r.target_found);
@@ -356,7 +356,7 @@ TEST(KubernetesCollect, EmptyPodList) {
   server.route("/api/v1/namespaces/lab/pods", fixture("errors/podlist-empty.json"), 200,
                {{"labelSelector", "app=gone"}});
   server.route("/api/v1/namespaces/lab/events", R"({"kind":"EventList","items":[]})");
-  TempDir out;
+  ScratchDirectory out{"k8s"};
   CollectResult r = collect_incident(client_for(server),
                                      options(Target::Kind::kPods, "lab/app=gone", out.path()));
   EXPECT_FALSE(r.target_found);

@@ -12,7 +12,7 @@ namespace {
 using namespace testing;
 using nlohmann::json;
 
-json collect_and_analyze(FakeApiServer& server, Target target, TempDir& out) {
+json collect_and_analyze(FakeApiServer& server, Target target, ScratchDirectory& out) {
   KubeAccess a;
   a.server = server.url();
   a.cluster_name = "test-cluster";
@@ -42,7 +42,7 @@ std::string root_node(const json& d) {
 TEST(KubernetesEndToEnd, OomKilledPodIsTheRootCauseNotTheNcclTimeouts) {
   FakeApiServer server;
   serve(server, oom_scenario());
-  TempDir out;
+  ScratchDirectory out{"k8s"};
   json d = collect_and_analyze(
       server, parse_target(Target::Kind::kWorkload, "train/job-llama-7b-3f2a1"), out);
   EXPECT_EQ(d["verdict"], "attributed") << d.dump(2);
@@ -65,7 +65,7 @@ TEST(KubernetesEndToEnd, OomKilledPodIsTheRootCauseNotTheNcclTimeouts) {
 TEST(KubernetesEndToEnd, PreemptedWorkloadIsTheScheduler) {
   FakeApiServer server;
   serve(server, preempted_scenario());
-  TempDir out;
+  ScratchDirectory out{"k8s"};
   json d = collect_and_analyze(
       server, parse_target(Target::Kind::kWorkload, "research/job-sweep-9c1d0"), out);
   EXPECT_EQ(d["verdict"], "attributed") << d.dump(2);
@@ -77,7 +77,7 @@ TEST(KubernetesEndToEnd, PreemptedWorkloadIsTheScheduler) {
 TEST(KubernetesEndToEnd, KubeletEvictionNamesTheNode) {
   FakeApiServer server;
   serve(server, evicted_scenario());
-  TempDir out;
+  ScratchDirectory out{"k8s"};
   json d = collect_and_analyze(server, parse_target(Target::Kind::kPods, "lab/app=bench"), out);
   EXPECT_EQ(d["verdict"], "attributed") << d.dump(2);
   EXPECT_EQ(d["sub_domain"], "host.node_pressure_eviction");
@@ -93,7 +93,7 @@ TEST(KubernetesEndToEnd, ForbiddenPodLogsAreMissingNotHealthy) {
   for (const auto& [pod, c] : sc.logs)
     server.override_path("/api/v1/namespaces/train/pods/" + pod + "/log",
                          fixture("errors/status-403-log.json"), 403);
-  TempDir out;
+  ScratchDirectory out{"k8s"};
   json d = collect_and_analyze(
       server, parse_target(Target::Kind::kWorkload, "train/job-llama-7b-3f2a1"), out);
   EXPECT_EQ(d["sub_domain"], "host.cgroup_oom") << d.dump(2);

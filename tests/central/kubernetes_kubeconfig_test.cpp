@@ -22,7 +22,7 @@ class KubeconfigTest : public ::testing::Test {
     pki_ = std::make_unique<TestPki>(tmp_.path());
     ASSERT_TRUE(pki_->error.empty()) << pki_->error;
   }
-  TempDir tmp_;
+  ScratchDirectory tmp_{"k8s"};
   std::unique_ptr<TestPki> pki_;
 };
 
@@ -119,7 +119,7 @@ users:
 TEST_F(KubeconfigTest, WrongCaIsRefusedAndInsecureSkipVerifyIsHonoured) {
   FakeApiServer server(pki_->server_cert, pki_->server_key);
   server.route("/version", R"({"gitVersion":"v1.29.4"})");
-  TempDir other;
+  ScratchDirectory other{"k8s"};
   TestPki stranger(other.path());
   ASSERT_TRUE(stranger.error.empty()) << stranger.error;
   KubeAccess a;
@@ -156,7 +156,7 @@ TEST_F(KubeconfigTest, InClusterServiceAccountOverHttps) {
 
 // Each broken kubeconfig names the file and what is missing.
 TEST(KubeconfigErrors, NameTheFileAndWhatIsMissing) {
-  TempDir tmp;
+  ScratchDirectory tmp{"k8s"};
   auto error_of = [&](const std::string& yaml, const std::string& context = "") {
     fs::path f = tmp / "config";
     write_file(f, yaml);
@@ -237,7 +237,7 @@ clusters:
 }
 
 TEST(KubeconfigErrors, NoKubeconfigAndNotInAPod) {
-  TempDir tmp;
+  ScratchDirectory tmp{"k8s"};
   ::unsetenv("KUBECONFIG");
   ::unsetenv("KUBERNETES_SERVICE_HOST");
   std::string home = std::getenv("HOME") ? std::getenv("HOME") : "";

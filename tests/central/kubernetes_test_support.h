@@ -1,24 +1,23 @@
 // Shared by the Kubernetes tests: a fake API server that answers over real
 // HTTP(S) with the JSON under k8s_fixtures/ (hand-written in the documented
 // shapes of the Kubernetes and Kueue APIs: no cluster runs here), a test PKI
-// made with openssl at test time, and scratch directories.
+// made with openssl at test time.
 #pragma once
 
 #include <httplib.h>
-#include <stdlib.h>
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "common/run_process.h"
+#include "tests/support/files.h"
+#include "tests/support/scratch_directory.h"
 
 namespace ff::sources::k8s::testing {
 
@@ -26,37 +25,14 @@ namespace fs = std::filesystem;
 
 inline const fs::path kFixtures = fs::path(FF_SOURCE_DIR) / "tests/central/k8s_fixtures";
 
-inline std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+// Scratch directories and whole files: tests/support.
+using ff::test_support::read_file;
+using ff::test_support::ScratchDirectory;
+using ff::test_support::write_file;
+
 inline std::string fixture(const std::string& rel) {
   return read_file(kFixtures / rel);
 }
-inline void write_file(const fs::path& p, const std::string& text) {
-  fs::create_directories(p.parent_path());
-  std::ofstream(p, std::ios::binary) << text;
-}
-
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "ffk8s-XXXXXX").string();
-    path_ = ::mkdtemp(tmpl.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-  fs::path operator/(const std::string& rel) const { return path_ / rel; }
-
- private:
-  fs::path path_;
-};
-
 struct SeenRequest {
   std::string path;
   std::multimap<std::string, std::string> params;

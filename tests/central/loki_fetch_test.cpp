@@ -11,6 +11,7 @@
 
 #include "central/loki/loki_fetch.h"
 #include "tests/central/fake_loki.h"
+#include "tests/support/scratch_directory.h"
 
 namespace {
 
@@ -18,28 +19,13 @@ namespace fs = std::filesystem;
 using ff::sources::fetch_loki_logs;
 using ff::sources::LokiConfig;
 using ff::sources::parse_loki_config;
+using ff::test_support::ScratchDirectory;
 using fftest::FakeLoki;
 using fftest::LokiEntry;
 
 constexpr std::int64_t kSecond = 1000000000;
 constexpr std::int64_t kStart = 1796000000 * kSecond;  // the job window
 constexpr std::int64_t kEnd = kStart + 3600 * kSecond;
-
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/ff-loki-XXXXXX";
-    path_ = ::mkdtemp(tmpl);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 std::vector<std::string> lines_of(const fs::path& p) {
   std::ifstream in(p);
@@ -79,7 +65,7 @@ TEST(LokiFetch, PagesThroughTheWindowInTimeOrder) {
   // Outside the window: never written.
   loki.add_stream("{host=\"n1\", source=\"kernel\"}", {{"host", "n1"}, {"filename", "c"}},
                   {{kStart - kSecond, "before"}, {kEnd, "at the end (exclusive)"}});
-  TempDir dir;
+  ScratchDirectory dir{"loki"};
   auto fetch = fetch_loki_logs(config(loki), {"n1"}, kStart, kEnd, dir.path());
   auto lines = lines_of(dir.path() / "nodes/n1/kernel.loki");
   ASSERT_EQ(lines.size(), 2500u);
@@ -104,7 +90,7 @@ TEST(LokiFetch, OneSelectorPerNodeAndKind) {
       {{kStart + kSecond, "NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus."}});
   loki.add_stream("{host=\"n2\", source=\"kernel\"}", {{"host", "n2"}},
                   {{kStart + kSecond, "n2 line"}});
-  TempDir dir;
+  ScratchDirectory dir{"loki"};
   LokiConfig c = config(loki);
   c.prefix_time = true;
   auto fetch = fetch_loki_logs(c, {"n1", "n2", "n3"}, kStart, kEnd, dir.path());
@@ -130,7 +116,7 @@ TEST(LokiFetch, NameThatIsNotANodeIsNeverAPath) {
                   {{kStart + kSecond, "n1 line"}});
   loki.add_stream("{host=\"../../escaped\", source=\"kernel\"}", {{"host", "../../escaped"}},
                   {{kStart + kSecond, "written outside the incident"}});
-  TempDir dir;
+  ScratchDirectory dir{"loki"};
   fs::path incident = dir.path() / "incident";
   fs::create_directories(incident);
   auto fetch =
@@ -153,7 +139,7 @@ TEST(LokiFetch, TenantAndToken) {
   loki.require_org("team-a");
   loki.require_token("s3cret");
   loki.add_stream("{host=\"n1\", source=\"kernel\"}", {{"host", "n1"}}, {{kStart, "x"}});
-  TempDir dir;
+  ScratchDirectory dir{"loki"};
   LokiConfig c = config(loki);
   auto denied = fetch_loki_logs(c, {"n1"}, kStart, kEnd, dir.path());
   EXPECT_EQ((*coverage_of(denied, "n1"))["status"], "unauthorised");
@@ -165,7 +151,7 @@ TEST(LokiFetch, TenantAndToken) {
 }
 
 TEST(LokiFetch, FailuresAreCoverageNotHealth) {
-  TempDir dir;
+  ScratchDirectory dir{"loki"};
   {
     FakeLoki loki;
     LokiConfig c = config(loki);
@@ -204,7 +190,7 @@ TEST(LokiFetch, TooManyEntriesInOneNanosecondIsPartial) {
   std::vector<LokiEntry> same;
   for (int i = 0; i < 5; ++i) same.push_back({kStart, "line " + std::to_string(i)});
   loki.add_stream("{host=\"n1\", source=\"kernel\"}", {{"host", "n1"}}, same);
-  TempDir dir;
+  ScratchDirectory dir{"loki"};
   auto fetch = fetch_loki_logs(config(loki, 2), {"n1"}, kStart, kEnd, dir.path());
   const auto& cov = *coverage_of(fetch, "n1");
   EXPECT_EQ(cov["status"], "partial");

@@ -9,18 +9,21 @@
 
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <thread>
 
 #include "central/prometheus/prometheus_config.h"
 #include "central/prometheus/prometheus_fetch.h"
+#include "tests/support/files.h"
+#include "tests/support/scratch_directory.h"
 
 namespace ff::sources {
 namespace {
 
 namespace fs = std::filesystem;
+using ff::test_support::read_file;
+using ff::test_support::ScratchDirectory;
 using nlohmann::json;
 
 // A local stand-in for Prometheus: `reply` decides each answer; requests are kept.
@@ -58,22 +61,6 @@ class FakePrometheus {
   std::vector<httplib::Request> requests_;
 };
 
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/ff-prom-XXXXXX";
-    dir_ = mkdtemp(tmpl);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  const fs::path& path() const { return dir_; }
-
- private:
-  fs::path dir_;
-};
-
 const std::vector<std::string> kNodes = {"gpu-a01", "gpu-a02"};
 const auto kStart = Clock::time_point(std::chrono::seconds(1793613600));
 const auto kEnd = kStart + std::chrono::hours(1);
@@ -97,23 +84,18 @@ const std::string kTwoNodes =
     R"([{"metric":{"__name__":"up","instance":"gpu-a01:9100"},"values":[[1793613600,"1"]]},)"
     R"({"metric":{"__name__":"up","instance":"gpu-a02:9100"},"values":[[1793613600,"1"]]}])";
 
-std::string read(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 TEST(PrometheusFetch, SuccessIsStoredAsSentAndAsksForTheWindowWithMargins) {
   std::string body = matrix(kTwoNodes);
   FakePrometheus prom([&](const httplib::Request&, httplib::Response& res) {
     res.set_content(body, "application/json");
   });
-  TempDir dir;
+  ScratchDirectory dir{"prometheus"};
   auto cov = fetch_metrics(config_for(prom.url()), kNodes, kStart, kEnd, dir.path());
   ASSERT_EQ(cov.size(), 1u);
   EXPECT_EQ(cov[0].collector, "prometheus:up");
   EXPECT_EQ(cov[0].status, "ok") << cov[0].detail;
   EXPECT_EQ(cov[0].detail, "2 series, 2 samples, 2/2 nodes");
-  EXPECT_EQ(read(dir.path() / "metrics" / "up.json"), body);  // byte for byte
+  EXPECT_EQ(read_file(dir.path() / "metrics" / "up.json"), body);  // byte for byte
   auto reqs = prom.requests();
   ASSERT_EQ(reqs.size(), 1u);
   EXPECT_EQ(reqs[0].get_param_value("query"), R"(up{ instance=~"(gpu-a01|gpu-a02)([.:].*)?" })");
@@ -129,7 +111,7 @@ TEST(PrometheusFetch, RefusedConnectionIsUnreachableAndWritesNothing) {
     FakePrometheus gone([](const httplib::Request&, httplib::Response&) {});
     port = std::stoi(gone.url().substr(gone.url().rfind(':') + 1));
   }  // stopped: nothing listens there now
-  TempDir dir;
+  ScratchDirectory dir{"prometheus"};
   auto cov = fetch_metrics(config_for("http://127.0.0.1:" + std::to_string(port)), kNodes, kStart,
                            kEnd, dir.path());
   ASSERT_EQ(cov.size(), 1u);
@@ -143,7 +125,7 @@ TEST(PrometheusFetch, SlowServerIsUnreachableWithinTheTimeout) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1500));
     res.set_content(matrix("[]"), "application/json");
   });
-  TempDir dir;
+  ScratchDirectory dir{"prometheus"};
   PrometheusConfig c = config_for(prom.url());
   c.timeout_s = 0.3;
   auto t0 = std::chrono::steady_clock::now();
@@ -161,7 +143,7 @@ TEST(PrometheusFetch, BearerTokenIsSentAnd401IsUnauthorised) {
     }
     res.set_content(matrix(kTwoNodes), "application/json");
   });
-  TempDir dir;
+  ScratchDirectory dir{"prometheus"};
   std::ofstream(dir.path() / "token") << "wrong\n";
   PrometheusConfig c = config_for(prom.url());
   c.bearer_token_file = (dir.path() / "token").string();
@@ -179,7 +161,7 @@ TEST(PrometheusFetch, MissingTokenFileIsAnErrorBeforeAnyRequest) {
   FakePrometheus prom([](const httplib::Request&, httplib::Response& res) {
     res.set_content(matrix("[]"), "application/json");
   });
-  TempDir dir;
+  ScratchDirectory dir{"prometheus"};
   PrometheusConfig c = config_for(prom.url());
   c.bearer_token_file = (dir.path() / "nope").string();
   auto cov = fetch_metrics(c, kNodes, kStart, kEnd, dir.path());
@@ -202,7 +184,7 @@ TEST(PrometheusFetch, MalformedRepliesAreErrors) {
     FakePrometheus prom([&](const httplib::Request&, httplib::Response& res) {
       res.set_content(body, "application/json");
     });
-    TempDir dir;
+    ScratchDirectory dir{"prometheus"};
     auto cov = fetch_metrics(config_for(prom.url()), kNodes, kStart, kEnd, dir.path());
     EXPECT_EQ(cov.at(0).status, "error") << body;
     EXPECT_NE(cov[0].detail.find(why), std::string::npos) << cov[0].detail;
@@ -217,7 +199,7 @@ TEST(PrometheusFetch, RefusedQueryKeepsPrometheusExplanation) {
         R"({"status":"error","errorType":"bad_data","error":"1:5: parse error: unexpected \"}\""})",
         "application/json");
   });
-  TempDir dir;
+  ScratchDirectory dir{"prometheus"};
   auto cov = fetch_metrics(config_for(prom.url()), kNodes, kStart, kEnd, dir.path());
   EXPECT_EQ(cov.at(0).status, "error");
   EXPECT_EQ(cov[0].detail, "HTTP 400 bad_data: 1:5: parse error: unexpected \"}\"");
@@ -227,7 +209,7 @@ TEST(PrometheusFetch, EmptyResultIsEmptyAndStillStored) {
   FakePrometheus prom([](const httplib::Request&, httplib::Response& res) {
     res.set_content(matrix("[]"), "application/json");
   });
-  TempDir dir;
+  ScratchDirectory dir{"prometheus"};
   auto cov = fetch_metrics(config_for(prom.url()), kNodes, kStart, kEnd, dir.path());
   EXPECT_EQ(cov.at(0).status, "empty");
   EXPECT_TRUE(fs::exists(dir.path() / "metrics" / "up.json"));
@@ -243,7 +225,7 @@ TEST(PrometheusFetch, NodeWithoutSeriesOrWarningsArePartial) {
     else
       res.set_content(matrix(one), "application/json");
   });
-  TempDir dir;
+  ScratchDirectory dir{"prometheus"};
   auto cov =
       fetch_metrics(config_for(prom.url(), {{"up", "up", std::nullopt, std::nullopt},
                                             {"warned", "warned", std::nullopt, std::nullopt}}),
@@ -321,7 +303,7 @@ TEST(PrometheusConfig, ErrorsNameFileAndLine) {
 }
 
 TEST(PrometheusConfig, FileNeedsAPrometheusSection) {
-  TempDir dir;
+  ScratchDirectory dir{"prometheus"};
   std::ofstream(dir.path() / "c.yaml") << "loki:\n  url: http://l\n";
   EXPECT_THROW(load_prometheus_config_file((dir.path() / "c.yaml").string()),
                PrometheusConfigError);

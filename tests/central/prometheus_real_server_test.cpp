@@ -33,6 +33,7 @@
 #include "incident/diagnosis_json.h"
 #include "incident/time/time.h"
 #include "tests/central/real_prometheus.h"
+#include "tests/support/scratch_directory.h"
 
 extern char** environ;
 
@@ -130,15 +131,8 @@ TimeUs us(Clock::time_point t) {
 TEST(PrometheusRealServer, CounterJumpUpZeroAndVanishedTargetBecomeEvents) {
   if (!fftest::RealPrometheus::installed())
     GTEST_SKIP() << fftest::kPrometheusBinary << " is not installed (Debian package `prometheus`)";
-  char tmpl[] = "/tmp/ff-prom-real-XXXXXX";
-  fs::path dir = mkdtemp(tmpl);
-  struct Cleanup {
-    fs::path d;
-    ~Cleanup() {
-      std::error_code ec;
-      fs::remove_all(d, ec);
-    }
-  } cleanup{dir};
+  ff::test_support::ScratchDirectory scratch{"prometheus-real"};
+  const fs::path& dir = scratch.path();
   const std::vector<std::string> nodes = {"gpu-a01", "gpu-a02", "gpu-a03"};
   Exporter exporter;
   PrometheusServer prom(dir);

@@ -23,6 +23,8 @@
 #include <thread>
 #include <vector>
 
+#include "tests/support/files.h"
+
 extern char** environ;
 
 namespace fftest {
@@ -112,8 +114,7 @@ class RealPrometheus {
   int port() const { return port_; }
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
   std::string log() const {
-    std::ifstream in(dir_ / "prometheus.log");
-    return std::string(std::istreambuf_iterator<char>(in), {});
+    return ff::test_support::read_file_if_present(dir_ / "prometheus.log");
   }
 
   // GET /api/v1/query: the result vector now, [] when the query failed.

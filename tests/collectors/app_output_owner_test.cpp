@@ -23,7 +23,7 @@ namespace ff::collect {
 namespace {
 
 using ff::test_support::OpenWatch;
-using testing::TempDir;
+using ff::test_support::ScratchDirectory;
 
 constexpr uid_t kJobUser = 65534;  // nobody
 
@@ -40,7 +40,7 @@ class AppOutputOwner : public ::testing::Test {
   }
   bool copied(const std::string& name) { return std::filesystem::exists(dir / "b/app" / name); }
 
-  TempDir dir;
+  ScratchDirectory dir{"collector"};
 };
 
 TEST_F(AppOutputOwner, TheJobUsersFileIsCopied) {

@@ -12,9 +12,9 @@
 namespace ff::collect {
 namespace {
 
+using ff::test_support::ScratchDirectory;
 using testing::at;
 using testing::rfc3164;
-using testing::TempDir;
 
 class BundleLayout : public ::testing::Test {
  protected:
@@ -61,7 +61,7 @@ class BundleLayout : public ::testing::Test {
     return r;
   }
 
-  TempDir dir;
+  ScratchDirectory dir{"collector"};
   NodeConfig config;
 };
 
@@ -145,7 +145,7 @@ TEST_F(BundleLayout, StepBundleWithoutAllocRecordsUsesTheLookback) {
 }
 
 TEST(SizeLimit, LargestLogsLoseTheirOldestLines) {
-  TempDir dir;
+  ScratchDirectory dir{"collector"};
   std::string big, small = "s1\ns2\n";
   for (int i = 0; i < 1000; ++i) big += "big line " + std::to_string(i) + "\n";
   testing::write_file(dir / "nodes/n1/syslog", big);

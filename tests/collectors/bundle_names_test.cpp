@@ -22,9 +22,9 @@
 namespace ff::collect {
 namespace {
 
+using ff::test_support::ScratchDirectory;
 using testing::at;
 using testing::rfc3164;
-using testing::TempDir;
 
 struct OutputNames {
   std::string label;
@@ -62,7 +62,7 @@ class BundleNames : public ::testing::TestWithParam<OutputNames> {
     return r;
   }
 
-  TempDir dir;
+  ScratchDirectory dir{"collector"};
   NodeConfig config;
 };
 

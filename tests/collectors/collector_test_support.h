@@ -1,4 +1,4 @@
-// Helpers shared by the collector tests: scratch directories, files, times.
+// Helpers shared by the collector tests: gzip files, file times, syslog times.
 #pragma once
 
 #include <fcntl.h>
@@ -8,48 +8,23 @@
 
 #include <ctime>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "incident/time/time.h"
+#include "tests/support/files.h"
+#include "tests/support/scratch_directory.h"
 
 namespace ff::collect::testing {
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "ffcollect-XXXXXX").string();
-    path_ = ::mkdtemp(tmpl.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::filesystem::path& path() const { return path_; }
-  std::filesystem::path operator/(const std::string& rel) const { return path_ / rel; }
-
- private:
-  std::filesystem::path path_;
-};
-
-inline void write_file(const std::filesystem::path& path, const std::string& text) {
-  std::filesystem::create_directories(path.parent_path());
-  std::ofstream(path, std::ios::binary) << text;
-}
+// Whole files (tests/support), under the names the collector tests use.
+using ff::test_support::read_file;
+using ff::test_support::write_file;
 
 inline void write_gzip(const std::filesystem::path& path, const std::string& text) {
   std::filesystem::create_directories(path.parent_path());
   gzFile gz = gzopen(path.c_str(), "wb");
   gzwrite(gz, text.data(), static_cast<unsigned>(text.size()));
   gzclose(gz);
-}
-
-inline std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 inline void set_mtime(const std::filesystem::path& path, TimeUs t) {

@@ -7,7 +7,7 @@
 namespace ff::collect {
 namespace {
 
-using testing::TempDir;
+using ff::test_support::ScratchDirectory;
 
 TEST(NodeConfig, MissingFileGivesTheContractDefaults) {
   NodeConfig c = load_node_config("/nonexistent/node.yaml", "n1");
@@ -27,7 +27,7 @@ TEST(NodeConfig, MissingFileGivesTheContractDefaults) {
 }
 
 TEST(NodeConfig, ContractExampleWithNodeName) {
-  TempDir dir;
+  ScratchDirectory dir{"collector"};
   testing::write_file(dir / "node.yaml", R"(agent_url: http://head:7421/
 spool: /var/spool/firstfault/%n
 margin_before_s: 120
@@ -54,7 +54,7 @@ sources:
 }
 
 TEST(NodeConfig, ErrorsNameFileAndLine) {
-  TempDir dir;
+  ScratchDirectory dir{"collector"};
   testing::write_file(dir / "node.yaml", "agent_url: http://h:1\nmargin_before_s: soon\n");
   try {
     load_node_config(dir / "node.yaml", "n1");
@@ -79,7 +79,7 @@ TEST(NodeConfig, ErrorsNameFileAndLine) {
 // kern.err` writes it) or a journal selection wider than _TRANSPORT=kernel
 // would let a user's line pass for the kernel's. Refused with file and line.
 TEST(NodeConfig, KernelTakesOnlyTheKernelsOwnRecords) {
-  TempDir dir;
+  ScratchDirectory dir{"collector"};
   auto error = [&](const std::string& kernel_list) {
     testing::write_file(
         dir / "node.yaml",

@@ -9,14 +9,14 @@
 namespace ff::collect {
 namespace {
 
+using ff::test_support::ScratchDirectory;
 using testing::at;
-using testing::TempDir;
 
 class Coverage : public ::testing::Test {
  protected:
   TimeWindow window{at("2026-11-02T10:00:00Z"), at("2026-11-02T11:00:00Z")};
   TimeContext ctx;
-  TempDir dir;
+  ScratchDirectory dir{"collector"};
   LogCollection collect(const std::string& kind, std::vector<std::string> globs) {
     ctx.reference = window.begin;
     return collect_log_kind({kind, std::move(globs)}, "n1", window, ctx, dir / "bundle");

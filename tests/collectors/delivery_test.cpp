@@ -17,8 +17,8 @@
 namespace ff::collect {
 namespace {
 
+using ff::test_support::ScratchDirectory;
 using testing::at;
-using testing::TempDir;
 
 class Delivery : public ::testing::Test {
  protected:
@@ -44,7 +44,7 @@ class Delivery : public ::testing::Test {
 
   std::size_t outbox_size() { return Outbox(config.spool / "outbox").entries().size(); }
 
-  TempDir dir;
+  ScratchDirectory dir{"collector"};
   testing::RecordingAgent agent;
   NodeConfig config;
 };

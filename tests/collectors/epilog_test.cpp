@@ -14,7 +14,7 @@
 namespace ff::collect {
 namespace {
 
-using testing::TempDir;
+using ff::test_support::ScratchDirectory;
 using Clock = std::chrono::steady_clock;
 
 struct EpilogRun {
@@ -46,7 +46,7 @@ TEST(Epilog, EmptyEnvironmentExitsZeroAtOnce) {
 }
 
 TEST(Epilog, UnwritableSpoolAndMissingCollectorExitZero) {
-  TempDir dir;
+  ScratchDirectory dir{"collector"};
   testing::write_file(dir / "node.yaml",
                       "spool: /proc/firstfault-cannot-exist/%n\ncollector: /nonexistent/collect\n");
   EpilogRun run =
@@ -56,7 +56,7 @@ TEST(Epilog, UnwritableSpoolAndMissingCollectorExitZero) {
 }
 
 TEST(Epilog, UnreadableConfigFallsBackToDefaults) {
-  TempDir dir;
+  ScratchDirectory dir{"collector"};
   std::filesystem::create_directories(dir / "node.yaml");  // a directory: unreadable as a file
   EpilogRun run = run_epilog("SLURM_JOB_ID=x/../../etc SLURMD_NODENAME=n2",
                              "--config " + (dir / "node.yaml").string());
@@ -65,12 +65,11 @@ TEST(Epilog, UnreadableConfigFallsBackToDefaults) {
 }
 
 TEST(Epilog, HandsOffAndDetachesTheCollector) {
-  TempDir dir;
+  ScratchDirectory dir{"collector"};
   // A stand-in collector that outlives the Epilog by far, then records its arguments.
   std::filesystem::path args_file = dir / "args";
-  testing::write_file(dir / "collect.sh",
-                      "#!/bin/sh\nsleep 2\necho \"$@\" > " + args_file.string() + "\nexit 0\n");
-  std::filesystem::permissions(dir / "collect.sh", std::filesystem::perms::owner_all);
+  ff::test_support::write_executable(
+      dir / "collect.sh", "#!/bin/sh\nsleep 2\necho \"$@\" > " + args_file.string() + "\nexit 0\n");
   testing::write_file(dir / "node.yaml",
                       "agent_url: http://head:7421\nspool: " + (dir / "spool-%n").string() +
                           "   # per node\ncollector: \"" + (dir / "collect.sh").string() + "\"\n");

@@ -20,9 +20,9 @@
 namespace ff::collect {
 namespace {
 
+using ff::test_support::ScratchDirectory;
 using testing::at;
 using testing::read_file;
-using testing::TempDir;
 using testing::write_file;
 
 // Debian's systemd-journal-remote puts it here (usrmerge or not).
@@ -87,7 +87,7 @@ class JournalSource : public ::testing::Test {
  protected:
   TimeWindow window{at("2026-11-02T10:00:00Z"), at("2026-11-02T11:00:00Z")};
   TimeContext ctx;
-  TempDir dir;
+  ScratchDirectory dir{"collector"};
   std::filesystem::path journal_dir = dir / "journal";
 
   void SetUp() override {
@@ -324,7 +324,7 @@ TEST_F(JournalSource, EntriesFromSeveralJournalFilesInterleave) {
 }
 
 TEST(JournalConfig, EntriesSitNextToGlobsAndBadOnesAreRefused) {
-  TempDir dir;
+  ScratchDirectory dir{"collector"};
   write_file(dir / "node.yaml",
              "journal_directory: /var/log/journal/remote-%n\n"
              "sources:\n"

@@ -9,9 +9,9 @@
 namespace ff::collect {
 namespace {
 
+using ff::test_support::ScratchDirectory;
 using testing::at;
 using testing::rfc3164;
-using testing::TempDir;
 
 std::string lines(TimeUs from, int count, const std::string& tag) {
   std::string text;
@@ -22,7 +22,7 @@ std::string lines(TimeUs from, int count, const std::string& tag) {
 }
 
 TEST(RotatedSources, GlobsListOldestFirst) {
-  TempDir dir;
+  ScratchDirectory dir{"collector"};
   for (const char* name : {"syslog", "syslog.1", "syslog.2.gz", "syslog.10.gz"})
     testing::write_file(dir / name, "x\n");
   // Same modification time: the rotation number decides.
@@ -35,7 +35,7 @@ TEST(RotatedSources, GlobsListOldestFirst) {
 }
 
 TEST(RotatedSources, WindowSpansRotatedAndGzipFiles) {
-  TempDir dir;
+  ScratchDirectory dir{"collector"};
   std::filesystem::path logs = dir / "var/log";
   TimeUs day = 24 * 3600 * kUsPerSecond;
   TimeUs t = at("2026-11-02T10:00:00Z");
@@ -80,7 +80,7 @@ TEST(RotatedSources, WindowSpansRotatedAndGzipFiles) {
 }
 
 TEST(RotatedSources, GzipStartingAfterTheWindowIsSkipped) {
-  TempDir dir;
+  ScratchDirectory dir{"collector"};
   TimeUs t = at("2026-11-02T10:00:00Z");
   testing::write_gzip(dir / "fm.log.1.gz", lines(t + 3600 * kUsPerSecond, 10, "later"));
   TimeWindow window{t - 600 * kUsPerSecond, t};

@@ -15,10 +15,10 @@
 namespace ff::collect {
 namespace {
 
-using testing::TempDir;
+using ff::test_support::ScratchDirectory;
 
 TEST(SpoolModes, NothingForOtherUsers) {
-  TempDir dir;
+  ScratchDirectory dir{"collector"};
   std::filesystem::create_directories(dir / "spool");
   ::chmod((dir / "spool").c_str(), 0755);  // made open by hand
   testing::write_file(dir / "log/kern.log", "Nov 30 05:10:00 n2 kernel: NVRM: Xid 79\n");

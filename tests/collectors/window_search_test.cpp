@@ -11,9 +11,9 @@
 namespace ff::collect {
 namespace {
 
+using ff::test_support::ScratchDirectory;
 using testing::at;
 using testing::rfc3164;
-using testing::TempDir;
 
 struct Generated {
   std::uint64_t size = 0;
@@ -51,7 +51,7 @@ Generated generate(const std::string& path, const TimeWindow& window) {
 }
 
 TEST(WindowSearch, LargeFileReadsOnlyTheWindow) {
-  TempDir dir;
+  ScratchDirectory dir{"collector"};
   std::string path = (dir / "syslog").string();
   TimeWindow window{at("2026-10-20T07:00:00Z"), at("2026-10-20T08:00:00Z")};
   Generated g = generate(path, window);
@@ -77,7 +77,7 @@ TEST(WindowSearch, LargeFileReadsOnlyTheWindow) {
 }
 
 TEST(WindowSearch, WindowBeforeOrAfterTheFileKeepsNothing) {
-  TempDir dir;
+  ScratchDirectory dir{"collector"};
   std::string path = (dir / "syslog").string();
   std::string text;
   TimeUs t0 = at("2026-11-02T10:00:00Z");
@@ -95,7 +95,7 @@ TEST(WindowSearch, WindowBeforeOrAfterTheFileKeepsNothing) {
 }
 
 TEST(WindowSearch, YearlessTimesTakeTheWindowsYear) {
-  TempDir dir;
+  ScratchDirectory dir{"collector"};
   std::string path = (dir / "syslog").string();
   testing::write_file(path,
                       "Dec 31 23:59:58 h k: old year\nJan  1 00:00:01 h k: new year\n"
@@ -110,7 +110,7 @@ TEST(WindowSearch, YearlessTimesTakeTheWindowsYear) {
 }
 
 TEST(WindowSearch, FileWithoutTimesIsKeptWhole) {
-  TempDir dir;
+  ScratchDirectory dir{"collector"};
   std::string path = (dir / "app").string();
   testing::write_file(path, "no time here\nnor here\n");
   TimeWindow w{at("2026-11-01T00:00:00Z"), at("2026-11-01T01:00:00Z")};

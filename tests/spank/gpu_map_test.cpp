@@ -2,30 +2,34 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/spank/test_directory.h"
+#include "tests/support/files.h"
+#include "tests/support/scratch_directory.h"
 
 namespace firstfault::spank {
 namespace {
 
+using ff::test_support::ScratchDirectory;
+using ff::test_support::write_file;
+
 void AddFakeGpu(const std::string& proc_dir, const std::string& bus, int minor,
                 const std::string& uuid) {
-  WriteWholeFile(proc_dir + "/" + bus + "/information",
-                 "Model: \t\t NVIDIA A100-SXM4-80GB\n"
-                 "IRQ:   \t\t 154\n"
-                 "GPU UUID: \t " +
-                     uuid +
-                     "\n"
-                     "Video BIOS: \t 92.00.36.00.02\n"
-                     "Bus Type: \t PCIe\n"
-                     "DMA Size: \t 47 bits\n"
-                     "DMA Mask: \t 0x7fffffffffff\n"
-                     "Bus Location: \t " +
-                     bus +
-                     "\n"
-                     "Device Minor: \t " +
-                     std::to_string(minor) +
-                     "\n"
-                     "GPU Excluded:\t No\n");
+  write_file(proc_dir + "/" + bus + "/information",
+             "Model: \t\t NVIDIA A100-SXM4-80GB\n"
+             "IRQ:   \t\t 154\n"
+             "GPU UUID: \t " +
+                 uuid +
+                 "\n"
+                 "Video BIOS: \t 92.00.36.00.02\n"
+                 "Bus Type: \t PCIe\n"
+                 "DMA Size: \t 47 bits\n"
+                 "DMA Mask: \t 0x7fffffffffff\n"
+                 "Bus Location: \t " +
+                 bus +
+                 "\n"
+                 "Device Minor: \t " +
+                 std::to_string(minor) +
+                 "\n"
+                 "GPU Excluded:\t No\n");
 }
 
 TEST(SplitGpuListTest, Forms) {
@@ -44,7 +48,7 @@ TEST(NormalizeBusIdTest, NvidiaSmiForm) {
 }
 
 TEST(GpuMapTest, FakeProcDirectory) {
-  TestDirectory proc;
+  ScratchDirectory proc{"spank"};
   AddFakeGpu(proc.path(), "0000:07:00.0", 0, "GPU-aaaa");
   AddFakeGpu(proc.path(), "0000:3b:00.0", 1, "GPU-bbbb");
   AddFakeGpu(proc.path(), "0000:b7:00.0", 3, "GPU-cccc");
@@ -60,16 +64,18 @@ TEST(GpuMapTest, FakeProcDirectory) {
 }
 
 TEST(GpuMapTest, NoDriverMeansNoBusIds) {
-  TestDirectory proc;
-  EXPECT_TRUE(ReadNvidiaGpus(proc.path() + "/absent").empty());
-  EXPECT_TRUE(MapGpusToBusIds({"0", "1"}, ReadNvidiaGpus(proc.path() + "/absent")).empty());
+  ScratchDirectory proc{"spank"};
+  EXPECT_TRUE(ReadNvidiaGpus(proc.path().string() + "/absent").empty());
+  EXPECT_TRUE(
+      MapGpusToBusIds({"0", "1"}, ReadNvidiaGpus(proc.path().string() + "/absent")).empty());
   EXPECT_TRUE(ReadNvidiaGpus(proc.path()).empty());
 }
 
 TEST(GpuMapTest, UnreadableInformationIsSkipped) {
-  TestDirectory proc;
+  ScratchDirectory proc{"spank"};
   AddFakeGpu(proc.path(), "0000:07:00.0", 0, "GPU-aaaa");
-  std::filesystem::create_directories(proc.path() + "/0000:08:00.0");  // no information file
+  std::filesystem::create_directories(proc.path().string() +
+                                      "/0000:08:00.0");  // no information file
   EXPECT_EQ(ReadNvidiaGpus(proc.path()).size(), 1u);
 }
 

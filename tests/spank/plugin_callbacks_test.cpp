@@ -12,9 +12,16 @@
 #include <thread>
 
 #include "tests/spank/fake_slurm_host.h"
-#include "tests/spank/test_directory.h"
+#include "tests/support/fake_command.h"
+#include "tests/support/files.h"
+#include "tests/support/scratch_directory.h"
 
 namespace {
+
+using ff::test_support::FakeCommand;
+using ff::test_support::read_file;
+using ff::test_support::ScratchDirectory;
+using ff::test_support::write_file;
 
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
@@ -48,10 +55,7 @@ class PluginCallbacksTest : public ::testing::Test {
   void SetUp() override {
     ResetFakeHost();
     setenv("SLURMD_NODENAME", "n2", 1);
-    collector_ = dir_.path() + "/firstfault-collect";
-    calls_ = dir_.path() + "/calls";
-    WriteCollector(0);
-    args_ = {"spool=" + dir_.path() + "/spool/%n", "collect=" + collector_,
+    args_ = {"spool=" + dir_.path().string() + "/spool/%n", "collect=" + collector_.command(),
              "config=/etc/firstfault/node.yaml", "agent=http://127.0.0.1:7421"};
     host().env["SLURM_JOB_NODELIST"] = "n[1-3]";
     host().env["CUDA_VISIBLE_DEVICES"] = "0,1";
@@ -76,12 +80,9 @@ class PluginCallbacksTest : public ::testing::Test {
     return errors;
   }
 
-  // The fake collector appends its arguments to `calls`; the fast pass sleeps.
-  void WriteCollector(int fastpass_sleep_s) {
-    WriteWholeFile(collector_, "#!/bin/sh\necho \"$*\" >> " + calls_ +
-                                   "\ncase \"$1\" in fastpass) sleep " +
-                                   std::to_string(fastpass_sleep_s) + ";; esac\nexit 0\n");
-    std::filesystem::permissions(collector_, std::filesystem::perms::owner_all);
+  // The fake collector's fast pass takes this long (after its call is recorded).
+  void SlowFastPass(int seconds) {
+    collector_.answer_when({"fastpass"}, {.seconds_after = seconds});
   }
 
   int Call(const char* name) {
@@ -130,30 +131,33 @@ class PluginCallbacksTest : public ::testing::Test {
   }
 
   std::string SpoolFile(const std::string& relative) {
-    return dir_.path() + "/spool/n2/" + relative;
+    return dir_.path().string() + "/spool/n2/" + relative;
   }
   nlohmann::json ReadJson(const std::string& relative) {
-    return nlohmann::json::parse(ReadWholeFile(SpoolFile(relative)));
+    return nlohmann::json::parse(read_file(SpoolFile(relative)));
   }
 
-  // The collector calls recorded so far, after waiting up to `wait` for `expected`.
+  // The collector calls recorded so far, each its arguments joined by
+  // spaces, after waiting up to `wait` for `expected`.
   std::vector<std::string> CollectorCalls(size_t expected, milliseconds wait) {
     Clock::time_point deadline = Clock::now() + wait;
     std::vector<std::string> lines;
     do {
       lines.clear();
-      std::stringstream content(ReadWholeFile(calls_));
-      for (std::string line; std::getline(content, line);) lines.push_back(line);
+      for (const auto& args : collector_.call_args()) {
+        std::string line;
+        for (const std::string& arg : args) line += (line.empty() ? "" : " ") + arg;
+        lines.push_back(line);
+      }
       if (lines.size() >= expected) break;
       std::this_thread::sleep_for(milliseconds(10));
     } while (Clock::now() < deadline);
     return lines;
   }
 
-  TestDirectory dir_;
+  ScratchDirectory dir_{"spank"};
   LoadedPlugin plugin_;
-  std::string collector_;
-  std::string calls_;
+  FakeCommand collector_{dir_.path(), "firstfault-collect"};
   std::vector<std::string> args_;
   std::map<std::string, std::vector<std::chrono::microseconds>> costs_;
   bool step_open_ = false;  // slurm_spank_init called, slurm_spank_exit not yet
@@ -270,7 +274,7 @@ TEST_F(PluginCallbacksTest, FailedBatchScriptRunsTheFastPass) {
 }
 
 TEST_F(PluginCallbacksTest, SlowFastPassIsKilledAtTheTimeout) {
-  WriteCollector(60);
+  SlowFastPass(60);
   args_.push_back("fastpass_timeout=1");
   StartStep(kBatchStep);
   ForkTask(0, 0, 5000);
@@ -309,7 +313,7 @@ TEST_F(PluginCallbacksTest, FastPassDisabledStillSendsTheStepBundle) {
 // Time limit, scancel, preemption: Slurm killed the script, the job already
 // ended and takes no Comment, so nothing waits; the bundle still goes early.
 TEST_F(PluginCallbacksTest, BatchScriptKilledBySlurmSkipsTheFastPass) {
-  WriteCollector(60);
+  SlowFastPass(60);
   args_.push_back("fastpass_timeout=5");
   StartStep(kBatchStep);
   ForkTask(0, 0, 5000);
@@ -328,7 +332,7 @@ TEST_F(PluginCallbacksTest, OptOutRecordsAndCollectsNothing) {
   EndTask(0, 0, 5000, 256);
   EXPECT_EQ(Call("slurm_spank_exit"), 0);
   std::this_thread::sleep_for(milliseconds(100));
-  EXPECT_FALSE(std::filesystem::exists(dir_.path() + "/spool"));
+  EXPECT_FALSE(std::filesystem::exists(dir_.path().string() + "/spool"));
   EXPECT_TRUE(CollectorCalls(0, milliseconds(0)).empty());
   // The batch script's sruns inherit the opt-out.
   EXPECT_EQ(host().env["SLURM_SPANK__SLURM_SPANK_OPTION_firstfault_firstfault"], "off");
@@ -369,8 +373,8 @@ TEST_F(PluginCallbacksTest, LogOffSilencesEvenErrors) {
 }
 
 TEST_F(PluginCallbacksTest, UnwritableSpoolIsLoggedOnceAndJobsGoOn) {
-  WriteWholeFile(dir_.path() + "/file", "x");
-  args_[0] = "spool=" + dir_.path() + "/file/%n";
+  write_file(dir_.path().string() + "/file", "x");
+  args_[0] = "spool=" + dir_.path().string() + "/file/%n";
   StartStep(0);
   ForkTask(0, 0, 1);
   ForkTask(1, 1, 2);
@@ -411,7 +415,7 @@ TEST_F(PluginCallbacksTest, SrunAndSbatchOnlyRegisterTheOption) {
     EXPECT_EQ(Call("slurm_spank_init_post_opt"), 0);
     EXPECT_EQ(Call("slurm_spank_exit"), 0);
   }
-  EXPECT_FALSE(std::filesystem::exists(dir_.path() + "/spool"));
+  EXPECT_FALSE(std::filesystem::exists(dir_.path().string() + "/spool"));
 }
 
 TEST_F(PluginCallbacksTest, SlurmdContextDoesNothing) {

@@ -7,10 +7,15 @@
 
 #include <thread>
 
-#include "tests/spank/test_directory.h"
+#include "tests/support/files.h"
+#include "tests/support/scratch_directory.h"
 
 namespace firstfault::spank {
 namespace {
+
+using ff::test_support::read_file;
+using ff::test_support::read_file_if_present;
+using ff::test_support::ScratchDirectory;
 
 using std::chrono::milliseconds;
 using Clock = std::chrono::steady_clock;
@@ -26,7 +31,7 @@ bool WaitForFile(const std::string& path, milliseconds limit) {
 
 // Alive and not a zombie waiting for whoever inherited it.
 bool IsRunning(pid_t pid) {
-  std::string stat = ReadWholeFile("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat = read_file_if_present("/proc/" + std::to_string(pid) + "/stat");
   size_t paren = stat.rfind(')');
   return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] != 'Z';
 }
@@ -53,8 +58,8 @@ TEST(RunBoundedTest, TimeoutKillsSleep60WithinTheBound) {
 
 // A collector that ignores SIGTERM, and its children, are killed with SIGKILL.
 TEST(RunBoundedTest, IgnoredTermIsFollowedByKillOfTheWholeGroup) {
-  TestDirectory dir;
-  std::string pid_file = dir.path() + "/child.pid";
+  ScratchDirectory dir{"spank"};
+  std::string pid_file = dir.path().string() + "/child.pid";
   Clock::time_point start = Clock::now();
   BoundedRun run = RunBounded(
       {"/bin/sh", "-c", "trap '' TERM; sleep 60 & echo $! > " + pid_file + "; wait; sleep 60"},
@@ -63,7 +68,7 @@ TEST(RunBoundedTest, IgnoredTermIsFollowedByKillOfTheWholeGroup) {
   EXPECT_EQ(run.outcome, BoundedRun::Outcome::kTimedOut);
   EXPECT_LT(took.count(), 300 + 2 * 300 + 300);
   ASSERT_TRUE(WaitForFile(pid_file, milliseconds(100)));
-  pid_t child = std::stoi(ReadWholeFile(pid_file));
+  pid_t child = std::stoi(read_file(pid_file));
   std::this_thread::sleep_for(milliseconds(50));
   EXPECT_FALSE(IsRunning(child)) << "the collector's child survived";
 }
@@ -75,22 +80,22 @@ TEST(RunBoundedTest, MissingProgramIsNotStarted) {
 }
 
 TEST(RunBoundedTest, ChildGetsCleanStdioAndEnvironment) {
-  TestDirectory dir;
-  std::string out = dir.path() + "/out";
+  ScratchDirectory dir{"spank"};
+  std::string out = dir.path().string() + "/out";
   setenv("FF_SECRET_OF_THE_JOB", "x", 1);
   BoundedRun run = RunBounded(
       {"/bin/sh", "-c", "{ env; ls /proc/self/fd; } > " + out + "; echo noise; echo err >&2"},
       milliseconds(5000));
   unsetenv("FF_SECRET_OF_THE_JOB");
   ASSERT_EQ(run.outcome, BoundedRun::Outcome::kExited);
-  std::string seen = ReadWholeFile(out);
+  std::string seen = read_file(out);
   EXPECT_EQ(seen.find("FF_SECRET_OF_THE_JOB"), std::string::npos);
   EXPECT_NE(seen.find("PATH=/usr/local/sbin"), std::string::npos);
 }
 
 TEST(LaunchDetachedTest, ReturnsAtOnceAndTheCommandRunsOn) {
-  TestDirectory dir;
-  std::string marker = dir.path() + "/ran";
+  ScratchDirectory dir{"spank"};
+  std::string marker = dir.path().string() + "/ran";
   Clock::time_point start = Clock::now();
   std::string error = LaunchDetached({"/bin/sh", "-c", "sleep 0.5; echo ok > " + marker});
   milliseconds took = std::chrono::duration_cast<milliseconds>(Clock::now() - start);
@@ -104,14 +109,14 @@ TEST(LaunchDetachedTest, ReturnsAtOnceAndTheCommandRunsOn) {
 }
 
 TEST(LaunchDetachedTest, Sleep60DoesNotHoldTheCaller) {
-  TestDirectory dir;
-  std::string pid_file = dir.path() + "/pid";
+  ScratchDirectory dir{"spank"};
+  std::string pid_file = dir.path().string() + "/pid";
   Clock::time_point start = Clock::now();
   EXPECT_EQ(LaunchDetached({"/bin/sh", "-c", "echo $$ > " + pid_file + "; exec sleep 60"}), "");
   EXPECT_LT(std::chrono::duration_cast<milliseconds>(Clock::now() - start).count(), 200);
   ASSERT_TRUE(WaitForFile(pid_file, milliseconds(5000)));
   std::this_thread::sleep_for(milliseconds(50));
-  pid_t sleeper = std::stoi(ReadWholeFile(pid_file));
+  pid_t sleeper = std::stoi(read_file(pid_file));
   EXPECT_TRUE(IsRunning(sleeper));
   EXPECT_NE(getsid(sleeper), getsid(0)) << "not in its own session";
   kill(sleeper, SIGKILL);

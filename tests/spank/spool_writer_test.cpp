@@ -6,10 +6,16 @@
 #include <thread>
 #include <vector>
 
-#include "tests/spank/test_directory.h"
+#include "tests/support/files.h"
+#include "tests/support/scratch_directory.h"
 
 namespace firstfault::spank {
 namespace {
+
+using ff::test_support::read_file;
+using ff::test_support::read_file_if_present;
+using ff::test_support::ScratchDirectory;
+using ff::test_support::write_file;
 
 struct ErrorLog {
   std::vector<std::string> messages;
@@ -25,29 +31,30 @@ mode_t ModeOf(const std::string& path) {
 }
 
 TEST(SpoolWriterTest, CreatesMissingDirectoriesWithFixedModes) {
-  TestDirectory spool;
+  ScratchDirectory spool{"spank"};
   ErrorLog errors;
   mode_t old_umask = umask(0);  // slurmstepd's umask is not ours to trust
-  SpoolWriter writer(spool.path() + "/n1", errors.sink());
+  SpoolWriter writer(spool.path().string() + "/n1", errors.sink());
   EXPECT_TRUE(writer.WriteFile("jobs/12/alloc-0.json", "{}\n"));
   umask(old_umask);
-  EXPECT_EQ(ReadWholeFile(spool.path() + "/n1/jobs/12/alloc-0.json"), "{}\n");
+  EXPECT_EQ(read_file(spool.path().string() + "/n1/jobs/12/alloc-0.json"), "{}\n");
   // Root's only, whatever the umask: the spool also holds root-only logs.
-  EXPECT_EQ(ModeOf(spool.path() + "/n1"), 0700u);
-  EXPECT_EQ(ModeOf(spool.path() + "/n1/jobs/12"), 0700u);
-  EXPECT_EQ(ModeOf(spool.path() + "/n1/jobs/12/alloc-0.json"), 0600u);
+  EXPECT_EQ(ModeOf(spool.path().string() + "/n1"), 0700u);
+  EXPECT_EQ(ModeOf(spool.path().string() + "/n1/jobs/12"), 0700u);
+  EXPECT_EQ(ModeOf(spool.path().string() + "/n1/jobs/12/alloc-0.json"), 0600u);
   EXPECT_TRUE(errors.messages.empty());
 }
 
 TEST(SpoolWriterTest, RewriteReplacesAndLeavesNoTemporaryFile) {
-  TestDirectory spool;
+  ScratchDirectory spool{"spank"};
   ErrorLog errors;
   SpoolWriter writer(spool.path(), errors.sink());
   ASSERT_TRUE(writer.WriteFile("jobs/12/rank-0-0.json", "first\n"));
   ASSERT_TRUE(writer.WriteFile("jobs/12/rank-0-0.json", "second\n"));
-  EXPECT_EQ(ReadWholeFile(spool.path() + "/jobs/12/rank-0-0.json"), "second\n");
+  EXPECT_EQ(read_file(spool.path().string() + "/jobs/12/rank-0-0.json"), "second\n");
   int files = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(spool.path() + "/jobs/12")) {
+  for (const auto& entry :
+       std::filesystem::directory_iterator(spool.path().string() + "/jobs/12")) {
     EXPECT_EQ(entry.path().filename(), "rank-0-0.json");
     ++files;
   }
@@ -56,7 +63,7 @@ TEST(SpoolWriterTest, RewriteReplacesAndLeavesNoTemporaryFile) {
 
 // A reader polling the file while it is rewritten sees one whole version or the other.
 TEST(SpoolWriterTest, ReadersNeverSeeHalfAFile) {
-  TestDirectory spool;
+  ScratchDirectory spool{"spank"};
   ErrorLog errors;
   SpoolWriter writer(spool.path(), errors.sink());
   std::string small(10, 'a');
@@ -69,7 +76,7 @@ TEST(SpoolWriterTest, ReadersNeverSeeHalfAFile) {
   });
   int reads = 0;
   while (!done) {
-    std::string seen = ReadWholeFile(spool.path() + "/jobs/1/rank-0-0.json");
+    std::string seen = read_file_if_present(spool.path().string() + "/jobs/1/rank-0-0.json");
     EXPECT_TRUE(seen == small || seen == large) << "size " << seen.size();
     ++reads;
   }
@@ -78,7 +85,7 @@ TEST(SpoolWriterTest, ReadersNeverSeeHalfAFile) {
 }
 
 TEST(SpoolWriterTest, ConcurrentWritersOfDifferentTasks) {
-  TestDirectory spool;
+  ScratchDirectory spool{"spank"};
   ErrorLog errors;
   SpoolWriter writer(spool.path(), errors.sink());
   std::vector<std::thread> threads;
@@ -91,17 +98,18 @@ TEST(SpoolWriterTest, ConcurrentWritersOfDifferentTasks) {
   }
   for (std::thread& thread : threads) thread.join();
   for (int t = 0; t < 8; ++t) {
-    EXPECT_EQ(ReadWholeFile(spool.path() + "/jobs/7/rank-0-" + std::to_string(t) + ".json"), "49");
+    EXPECT_EQ(read_file(spool.path().string() + "/jobs/7/rank-0-" + std::to_string(t) + ".json"),
+              "49");
   }
   EXPECT_EQ(writer.failures(), 0);
 }
 
 // Running as root, permissions do not stop us; a file where a directory should be does.
 TEST(SpoolWriterTest, UnwritableSpoolIsReportedOnce) {
-  TestDirectory spool;
-  WriteWholeFile(spool.path() + "/not-a-dir", "x");
+  ScratchDirectory spool{"spank"};
+  write_file(spool.path().string() + "/not-a-dir", "x");
   ErrorLog errors;
-  SpoolWriter writer(spool.path() + "/not-a-dir/n1", errors.sink());
+  SpoolWriter writer(spool.path().string() + "/not-a-dir/n1", errors.sink());
   EXPECT_FALSE(writer.WriteFile("jobs/12/alloc-0.json", "{}"));
   EXPECT_FALSE(writer.WriteFile("jobs/12/rank-0-0.json", "{}"));
   EXPECT_FALSE(writer.WriteFile("jobs/12/rank-0-1.json", "{}"));
@@ -119,7 +127,7 @@ TEST(SpoolWriterTest, ReadOnlyFileSystem) {
 
 TEST(SpoolWriterTest, ReadOnlyDirectoryForNonRoot) {
   if (geteuid() == 0) GTEST_SKIP() << "root writes into 0555 directories";
-  TestDirectory spool;
+  ScratchDirectory spool{"spank"};
   chmod(spool.path().c_str(), 0555);
   ErrorLog errors;
   SpoolWriter writer(spool.path(), errors.sink());
@@ -129,10 +137,10 @@ TEST(SpoolWriterTest, ReadOnlyDirectoryForNonRoot) {
 }
 
 TEST(MakeDirectoriesTest, ExistingPathIsFine) {
-  TestDirectory spool;
+  ScratchDirectory spool{"spank"};
   EXPECT_EQ(MakeDirectories(spool.path()), "");
-  EXPECT_EQ(MakeDirectories(spool.path() + "/a/b/"), "");
-  EXPECT_TRUE(std::filesystem::is_directory(spool.path() + "/a/b"));
+  EXPECT_EQ(MakeDirectories(spool.path().string() + "/a/b/"), "");
+  EXPECT_TRUE(std::filesystem::is_directory(spool.path().string() + "/a/b"));
 }
 
 }  // namespace

@@ -3,11 +3,10 @@
 
 #include <ctime>
 
-#include <fstream>
-
 #include "agent/store/diagnosis_store.h"
 #include "tests/store/run_cli.h"
 #include "tests/store/store_fixture.h"
+#include "tests/support/files.h"
 
 using ff::agent::DiagnosisStore;
 using fftest::quote;
@@ -96,8 +95,8 @@ TEST_F(SuspectsCli, TextTableThenSystemicEvents) {
 // answers as GET /api/v1/suspects does; options given still win.
 TEST_F(SuspectsCli, AgentConfigSetsWindowThresholdAndDatabase) {
   std::string config = tmp_.path().string() + "/agent.yaml";
-  std::ofstream(config) << "database: " << tmp_.db() << "\n"
-                        << "suspects:\n  window_days: 30\n  min_jobs: 4\n";
+  ff::test_support::write_file(
+      config, "database: " + tmp_.db() + "\nsuspects:\n  window_days: 30\n  min_jobs: 4\n");
   auto r = run_cli("suspects --json --config " + quote(config));
   ASSERT_EQ(r.exit_code, 0);
   auto body = json::parse(r.out);
@@ -107,7 +106,7 @@ TEST_F(SuspectsCli, AgentConfigSetsWindowThresholdAndDatabase) {
   auto narrower = json::parse(run_cli("suspects --json --since 14d --config " + quote(config)).out);
   EXPECT_EQ(narrower["suspects"], json::array()) << "3 jobs in 14 days, min_jobs 4";
 
-  std::ofstream(config) << "suspects:\n  window_days: nine\n";
+  ff::test_support::write_file(config, "suspects:\n  window_days: nine\n");
   auto bad = run_cli("suspects --config " + quote(config) + " --db " + db_);
   EXPECT_EQ(bad.exit_code, 64) << "a bad agent.yaml is a usage error";
 }

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <sqlite3.h>
-#include <stdlib.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -18,29 +17,17 @@
 #include "engine/pipeline/analyze.h"
 #include "engine/rules/compiled_rules.h"
 #include "incident/diagnosis_json.h"
+#include "tests/support/scratch_directory.h"
 
 namespace fftest {
 
 namespace fs = std::filesystem;
 
-class TempDir {
+// A scratch directory for one test and the database file's place in it.
+class TempDir : public ff::test_support::ScratchDirectory {
  public:
-  TempDir() {
-    char tmpl[] = "/tmp/ff-store-XXXXXX";
-    if (!mkdtemp(tmpl)) throw std::runtime_error("mkdtemp failed");
-    dir_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const { return dir_; }
-  std::string db() const { return (dir_ / "firstfault.db").string(); }
-
- private:
-  fs::path dir_;
+  TempDir() : ScratchDirectory("store") {}
+  std::string db() const { return (path() / "firstfault.db").string(); }
 };
 
 // The engine's JSON for examples/incidents/<name>, exactly as

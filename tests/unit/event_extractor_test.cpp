@@ -16,11 +16,13 @@
 
 #include "engine/rules/compiled_rules.h"
 #include "incident/time/time.h"
+#include "tests/support/scratch_directory.h"
 
 namespace ff {
 namespace {
 
 namespace fs = std::filesystem;
+using ff::test_support::ScratchDirectory;
 
 const CompiledRules& builtin_rules() {
   static std::shared_ptr<const CompiledRules> rules = [] {
@@ -758,14 +760,7 @@ TEST(EventExtractor, EventTextIsCappedButStillMatches) {
 
 class ScanFileTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("ff_scan_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path dir_;
+  ScratchDirectory dir_{"scan"};
 };
 
 std::string noise_line(int i) {

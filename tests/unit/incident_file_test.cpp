@@ -23,7 +23,9 @@
 #include <fstream>
 #include <string>
 
+#include "tests/support/files.h"
 #include "tests/support/open_watch.h"
+#include "tests/support/scratch_directory.h"
 
 namespace ff {
 namespace {
@@ -34,17 +36,12 @@ using Resolver = IncidentRoot::Resolver;
 class IncidentFileTest : public ::testing::TestWithParam<Resolver> {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/ff-incident-file-XXXXXX";
-    base_ = mkdtemp(tmpl);
-    dir_ = base_ / "incident";
     fs::create_directories(dir_);
     write(base_ / "beside.log", "outside the incident\n");
   }
-  void TearDown() override { fs::remove_all(base_); }
 
   static void write(const fs::path& p, const std::string& text) {
-    fs::create_directories(p.parent_path());
-    std::ofstream(p, std::ios::binary) << text;
+    ff::test_support::write_file(p, text);
   }
   void put(const std::string& rel, const std::string& text) { write(dir_ / rel, text); }
   void link(const std::string& target, const std::string& rel) {
@@ -72,7 +69,8 @@ class IncidentFileTest : public ::testing::TestWithParam<Resolver> {
     return text;
   }
 
-  fs::path base_, dir_;
+  ff::test_support::ScratchDirectory base_{"incident-file"};
+  fs::path dir_ = base_ / "incident";
 };
 
 TEST_P(IncidentFileTest, RegularFileOpens) {
@@ -226,8 +224,8 @@ TEST_P(IncidentFileTest, WithoutProcTheRuleStillHolds) {
 // A kernel without openat2, or a seccomp filter refusing it (ENOSYS, EPERM):
 // the incident is opened with the component walk, under the same rule.
 TEST(IncidentRoot, WithoutOpenat2TheComponentWalkIsUsed) {
-  char tmpl[] = "/tmp/ff-incident-file-XXXXXX";
-  fs::path base = mkdtemp(tmpl);
+  ff::test_support::ScratchDirectory scratch{"incident-file"};
+  const fs::path& base = scratch.path();
   fs::create_directories(base / "incident/nodes/n1");
   std::ofstream(base / "beside.log") << "outside\n";
   std::ofstream(base / "incident/nodes/n1/syslog") << "inside\n";
@@ -257,7 +255,6 @@ TEST(IncidentRoot, WithoutOpenat2TheComponentWalkIsUsed) {
     });
     EXPECT_EQ(status, 0) << "refused with " << refusal;
   }
-  fs::remove_all(base);
 }
 
 std::string resolver_name(const ::testing::TestParamInfo<Resolver>& param) {

@@ -1,6 +1,7 @@
 // Unit tests for read/incident_layout: file kinds from names, and the fixed
 // read order of an incident directory (rotated files oldest first).
 #include "engine/read/incident_layout.h"
+#include "tests/support/scratch_directory.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -15,6 +16,7 @@ namespace ff {
 namespace {
 
 namespace fs = std::filesystem;
+using ff::test_support::ScratchDirectory;
 
 TEST(NodeFileKind, KernelLogs) {
   EXPECT_EQ(node_file_kind("kernel.log"), "kernel");
@@ -53,14 +55,6 @@ TEST(NodeFileKind, OtherNames) {
 
 class IncidentLayoutTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("ff_layout_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   void touch(const std::string& rel) {
     fs::path p = dir_ / rel;
     fs::create_directories(p.parent_path());
@@ -73,14 +67,14 @@ class IncidentLayoutTest : public ::testing::Test {
     return out;
   }
 
-  fs::path dir_;
+  ScratchDirectory dir_{"layout"};
 };
 
 TEST_F(IncidentLayoutTest, RotatedSyslogsAreReadOldestFirst) {
   for (const char* f : {"syslog", "syslog.1", "syslog.2.gz", "syslog-20261101"})
     touch(std::string("nodes/gpu-a01/") + f);
   std::vector<ErrorItem> errors;
-  IncidentLayout l = list_incident(dir_, errors);
+  IncidentLayout l = list_incident(dir_.path(), errors);
   EXPECT_TRUE(errors.empty());
   EXPECT_EQ(rels(l),
             (std::vector<std::string>{"nodes/gpu-a01/syslog-20261101", "nodes/gpu-a01/syslog.2.gz",
@@ -96,7 +90,7 @@ TEST_F(IncidentLayoutTest, NumberedRotationsOrderNumericallyNotByName) {
   for (const char* f : {"syslog", "syslog.1", "syslog.2.gz", "syslog.10.gz", "syslog.9.gz"})
     touch(std::string("nodes/n1/") + f);
   std::vector<ErrorItem> errors;
-  IncidentLayout l = list_incident(dir_, errors);
+  IncidentLayout l = list_incident(dir_.path(), errors);
   EXPECT_EQ(rels(l), (std::vector<std::string>{"nodes/n1/syslog.10.gz", "nodes/n1/syslog.9.gz",
                                                "nodes/n1/syslog.2.gz", "nodes/n1/syslog.1",
                                                "nodes/n1/syslog"}));
@@ -106,7 +100,7 @@ TEST_F(IncidentLayoutTest, DatedRotationsOrderByDate) {
   for (const char* f : {"messages", "messages-20261101.gz", "messages-20261025"})
     touch(std::string("nodes/n1/") + f);
   std::vector<ErrorItem> errors;
-  IncidentLayout l = list_incident(dir_, errors);
+  IncidentLayout l = list_incident(dir_.path(), errors);
   EXPECT_EQ(rels(l),
             (std::vector<std::string>{"nodes/n1/messages-20261025", "nodes/n1/messages-20261101.gz",
                                       "nodes/n1/messages"}));
@@ -116,7 +110,7 @@ TEST_F(IncidentLayoutTest, KernelRotationBeforeCurrentKernelLog) {
   touch("nodes/n1/kernel.log");
   touch("nodes/n1/kernel.log.1");
   std::vector<ErrorItem> errors;
-  IncidentLayout l = list_incident(dir_, errors);
+  IncidentLayout l = list_incident(dir_.path(), errors);
   EXPECT_EQ(rels(l), (std::vector<std::string>{"nodes/n1/kernel.log.1", "nodes/n1/kernel.log"}));
 }
 
@@ -137,7 +131,7 @@ TEST_F(IncidentLayoutTest, WholeIncidentLayout) {
   fs::create_directories(dir_ / "nodes/gpu-c03");  // a node without logs
 
   std::vector<ErrorItem> errors;
-  IncidentLayout l = list_incident(dir_, errors);
+  IncidentLayout l = list_incident(dir_.path(), errors);
   EXPECT_TRUE(errors.empty());
   EXPECT_EQ(l.node_dirs, (std::vector<std::string>{"gpu-a01", "gpu-b02", "gpu-c03"}));
   EXPECT_EQ(l.metrics_files, (std::vector<std::string>{"metrics/dcgm.json"}));
@@ -186,12 +180,12 @@ TEST_F(IncidentLayoutTest, OrderIsDeterministic) {
                         "nodes/n1/syslog-20261101", "nodes/n1/app.log", "cluster/slurmctld.log"})
     touch(f);
   std::vector<ErrorItem> e1, e2;
-  EXPECT_EQ(rels(list_incident(dir_, e1)), rels(list_incident(dir_, e2)));
+  EXPECT_EQ(rels(list_incident(dir_.path(), e1)), rels(list_incident(dir_.path(), e2)));
 }
 
 TEST_F(IncidentLayoutTest, EmptyOrMissingDirectoryGivesNoFiles) {
   std::vector<ErrorItem> errors;
-  IncidentLayout l = list_incident(dir_, errors);
+  IncidentLayout l = list_incident(dir_.path(), errors);
   EXPECT_TRUE(l.files.empty());
   EXPECT_TRUE(l.node_dirs.empty());
   IncidentLayout missing = list_incident(dir_ / "nope", errors);
@@ -202,7 +196,7 @@ TEST_F(IncidentLayoutTest, EmptyOrMissingDirectoryGivesNoFiles) {
 // beside it, to /etc), a FIFO, is named in errors and skipped; a node
 // directory linked outside is not a node of the incident.
 TEST_F(IncidentLayoutTest, LinksLeavingTheIncidentAndSpecialFilesAreNamedAndSkipped) {
-  fs::path beside = dir_.string() + "-beside.log";
+  fs::path beside = dir_.path().string() + "-beside.log";
   std::ofstream(beside) << "x\n";
   touch("nodes/n1/syslog");
   fs::create_symlink("../../../" + beside.filename().string(), dir_ / "nodes/n1/kernel.log");
@@ -213,7 +207,7 @@ TEST_F(IncidentLayoutTest, LinksLeavingTheIncidentAndSpecialFilesAreNamedAndSkip
   fs::create_symlink(beside, dir_ / "metrics/ib.json");
 
   std::vector<ErrorItem> errors;
-  IncidentLayout l = list_incident(dir_, errors);
+  IncidentLayout l = list_incident(dir_.path(), errors);
   fs::remove(beside);
   EXPECT_EQ(rels(l), std::vector<std::string>{"nodes/n1/syslog"});
   EXPECT_EQ(l.node_dirs, std::vector<std::string>{"n1"});
@@ -235,7 +229,7 @@ TEST_F(IncidentLayoutTest, LinksStayingInsideAreListed) {
   fs::create_symlink("../../raw/n1-kernel.log", dir_ / "nodes/n1/kernel.log");
   fs::create_directory_symlink("n1", dir_ / "nodes/n1-alias");
   std::vector<ErrorItem> errors;
-  IncidentLayout l = list_incident(dir_, errors);
+  IncidentLayout l = list_incident(dir_.path(), errors);
   EXPECT_TRUE(errors.empty());
   EXPECT_EQ(l.node_dirs, (std::vector<std::string>{"n1", "n1-alias"}));
   EXPECT_EQ(rels(l),

@@ -9,18 +9,19 @@
 #include <vector>
 
 #include "engine/read/job_reader.h"
+#include "tests/support/files.h"
+#include "tests/support/scratch_directory.h"
 
 namespace {
 
 namespace fs = std::filesystem;
+using ff::test_support::ScratchDirectory;
 
 ff::JobInfo Read(const std::string& content, std::vector<ff::ErrorItem>& errors) {
-  char tmpl[] = "/tmp/ff-job-reader-XXXXXX";
-  fs::path dir = mkdtemp(tmpl);
-  std::ofstream(dir / "job.json", std::ios::binary) << content;
+  ScratchDirectory dir{"job-reader"};
+  ff::test_support::write_file(dir / "job.json", content);
   ff::JobInfo job;
   EXPECT_NO_THROW(job = ff::read_job_json(dir / "job.json", errors));
-  fs::remove_all(dir);
   return job;
 }
 
@@ -147,14 +148,12 @@ TEST(JobReader, StartAfterEndLeavesTheWindowUnbounded) {
 // The bound is the bytes read: a job.json of 64 MiB and one byte is refused
 // without being parsed.
 TEST(JobReader, OversizedJobJsonIsRefused) {
-  char tmpl[] = "/tmp/ff-job-reader-XXXXXX";
-  fs::path dir = mkdtemp(tmpl);
+  ScratchDirectory dir{"job-reader"};
   fs::path p = dir / "job.json";
-  std::ofstream(p) << "{";
+  ff::test_support::write_file(p, "{");
   fs::resize_file(p, ff::kMaxJobJsonBytes + 1);  // sparse: NUL bytes after the brace
   std::vector<ff::ErrorItem> errors;
   ff::JobInfo job = ff::read_job_json(p, errors);
-  fs::remove_all(dir);
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_EQ(errors[0].message,
             "job.json not read (larger than 64 MiB: not read); job window, ranks and GPUs unknown");

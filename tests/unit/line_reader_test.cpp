@@ -1,6 +1,8 @@
 // Unit tests for read/line_reader: plain and gzip files, line numbers,
 // defects (truncated gzip, overlong lines, NUL bytes) reported, not fatal.
 #include "engine/read/line_reader.h"
+#include "tests/support/files.h"
+#include "tests/support/scratch_directory.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -17,17 +19,10 @@ namespace ff {
 namespace {
 
 namespace fs = std::filesystem;
+using ff::test_support::ScratchDirectory;
 
 class LineReaderTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("ff_reader_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   fs::path write_plain(const std::string& name, const std::string& content) {
     fs::path p = dir_ / name;
     std::ofstream out(p, std::ios::binary);
@@ -49,7 +44,7 @@ class LineReaderTest : public ::testing::Test {
     return p;
   }
 
-  fs::path dir_;
+  ScratchDirectory dir_{"reader"};
 };
 
 struct Collected {
@@ -155,13 +150,7 @@ TEST_F(LineReaderTest, TruncatedGzipReportsErrorAndKeepsLinesBeforeTheDamage) {
   const std::string content = numbered_lines(total);
   fs::path gz = write_gzip("syslog.1.gz", content);
   // Cut off the second half of the compressed stream.
-  std::string bytes;
-  {
-    std::ifstream in(gz, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    bytes = ss.str();
-  }
+  std::string bytes = ff::test_support::read_file(gz);
   ASSERT_GT(bytes.size(), 1000u);
   fs::path cut = write_plain("cut.gz", bytes.substr(0, bytes.size() / 2));
 
@@ -182,13 +171,7 @@ TEST_F(LineReaderTest, TruncatedGzipReportsErrorAndKeepsLinesBeforeTheDamage) {
 TEST_F(LineReaderTest, GzipMissingOnlyItsTrailerKeepsAllLines) {
   const std::string content = numbered_lines(1000);
   fs::path gz = write_gzip("a.gz", content);
-  std::string bytes;
-  {
-    std::ifstream in(gz, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    bytes = ss.str();
-  }
+  std::string bytes = ff::test_support::read_file(gz);
   fs::path cut = write_plain("cut.gz", bytes.substr(0, bytes.size() - 4));  // no ISIZE
   ReadStats st;
   Collected c = read_all(cut, st);
@@ -200,13 +183,7 @@ TEST_F(LineReaderTest, GzipMissingOnlyItsTrailerKeepsAllLines) {
 TEST_F(LineReaderTest, CorruptGzipReportsError) {
   const std::string content = numbered_lines(100000);
   fs::path gz = write_gzip("a.gz", content);
-  std::string bytes;
-  {
-    std::ifstream in(gz, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    bytes = ss.str();
-  }
+  std::string bytes = ff::test_support::read_file(gz);
   for (std::size_t i = bytes.size() / 2; i < bytes.size() / 2 + 64; ++i) bytes[i] = '\xff';
   ReadStats st;
   Collected c = read_all(write_plain("corrupt.gz", bytes), st);

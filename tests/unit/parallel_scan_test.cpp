@@ -17,11 +17,14 @@
 #include <vector>
 
 #include "engine/rules/compiled_rules.h"
+#include "tests/support/files.h"
+#include "tests/support/scratch_directory.h"
 
 namespace ff {
 namespace {
 
 namespace fs = std::filesystem;
+using ff::test_support::ScratchDirectory;
 
 const CompiledRules& rules() {
   static std::shared_ptr<const CompiledRules> r = [] {
@@ -35,14 +38,6 @@ const CompiledRules& rules() {
 
 class ParallelScanTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("ff_pscan_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   // A kernel log of `lines` lines with an Xid every `every` lines; every
   // `untimed`-th Xid line has no timestamp (its time bounds come from the
   // lines around it, across any boundary).
@@ -64,7 +59,7 @@ class ParallelScanTest : public ::testing::Test {
     return {{p, "nodes/" + node + "/kernel.log", node, "kernel"}, TimeContext{}};
   }
 
-  fs::path dir_;
+  ScratchDirectory dir_{"pscan"};
 };
 
 struct Seen {
@@ -140,11 +135,7 @@ TEST_F(ParallelScanTest, AFileThatCannotBeOpenedIsReportedAndTheOthersRead) {
 
 TEST_F(ParallelScanTest, AGzipFileIsNeverSplit) {
   ScanFile plain = kernel_log("z", 5000, 10);
-  std::string text;
-  {
-    std::ifstream in(plain.file.path, std::ios::binary);
-    text.assign(std::istreambuf_iterator<char>(in), {});
-  }
+  std::string text = ff::test_support::read_file(plain.file.path);
   fs::path gz = dir_ / "kernel.log.1.gz";
   gzFile out = gzopen(gz.c_str(), "wb");
   ASSERT_NE(out, nullptr);

@@ -14,6 +14,8 @@
 #include "engine/rules/compiled_rules.h"
 #include "engine/rules/rule_document.h"
 #include "engine/rules/rule_set.h"
+#include "tests/support/files.h"
+#include "tests/support/scratch_directory.h"
 
 namespace ff {
 namespace {
@@ -395,16 +397,13 @@ TEST(Rules, NewNameExtendsThePatterns) {
 }
 
 TEST(Rules, RulesDirectoryIsReadInNameOrder) {
-  fs::path dir = fs::temp_directory_path() / ("ff_rules_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  {
-    std::ofstream(dir / "10-a.yaml") << "settings: {burst_gap_s: 5}\n";
-    std::ofstream(dir / "20-b.yml") << "settings: {burst_gap_s: 7, max_evidence: 50}\n";
-    std::ofstream(dir / "README.txt") << "settings: {burst_gap_s: 999}\n";  // not a rule file
-  }
+  ff::test_support::ScratchDirectory dir{"rules"};
+  ff::test_support::write_file(dir / "10-a.yaml", "settings: {burst_gap_s: 5}\n");
+  ff::test_support::write_file(dir / "20-b.yml", "settings: {burst_gap_s: 7, max_evidence: 50}\n");
+  ff::test_support::write_file(dir / "README.txt",
+                               "settings: {burst_gap_s: 999}\n");  // not a rule file
   std::vector<RuleError> errors;
-  auto rules = load_rules(true, {dir.string()}, errors);
-  fs::remove_all(dir);
+  auto rules = load_rules(true, {dir.path().string()}, errors);
   EXPECT_TRUE(errors.empty()) << all_errors(errors);
   EXPECT_DOUBLE_EQ(rules->settings.burst_gap_s, 7);
   EXPECT_DOUBLE_EQ(rules->settings.max_evidence, 50);
