@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "incident/coverage.h"
 #include "incident/time/time.h"
 
 namespace ff {
@@ -30,16 +31,6 @@ struct NodeInfo {
   std::vector<GpuInfo> gpus;
 };
 
-struct CollectorCoverage {
-  std::string collector;
-  std::string node;
-  std::string status;
-  std::string detail;
-  // A live source's span as read (incident.md): absent means unknown.
-  MaybeTime covers_from;
-  MaybeTime covers_until;
-};
-
 struct JobInfo {
   std::string schema;
   std::string cluster;
@@ -53,7 +44,7 @@ struct JobInfo {
   std::vector<std::string> nodes;
   std::vector<RankInfo> ranks;
   std::map<std::string, NodeInfo> node_info;
-  std::vector<CollectorCoverage> coverage;
+  std::vector<Coverage> coverage;
 
   // The bounds of the job's window, which sets events outside it aside:
   // start_time and end_time, except when start_time is after end_time. Then

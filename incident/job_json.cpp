@@ -4,27 +4,19 @@
 #include <optional>
 #include <unordered_set>
 
+#include "incident/json_fields.h"
+
 namespace ff {
 namespace {
 
 using nlohmann::json;
 
 std::string str_of(const json& j, const char* key) {
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return "";
-  if (it->is_string()) return it->get<std::string>();
-  if (it->is_number_integer()) return std::to_string(it->get<long long>());
-  return it->dump();
+  return json_fields::text(j, key);
 }
 
 MaybeTime time_of(const json& j, const char* key, std::vector<ErrorItem>& errors) {
-  std::string s = str_of(j, key);
-  if (s.empty()) return std::nullopt;
-  auto t = parse_iso8601_utc(s);
-  if (!t)
-    errors.push_back(
-        {"job.json", 0, std::string("field '") + key + "' is not an RFC 3339 time: " + s});
-  return t;
+  return json_fields::time(j, key, "job.json", errors);
 }
 
 std::string count_of(std::size_t n, const char* one, const char* many) {
@@ -169,19 +161,8 @@ JobInfo parse_job_json(const std::string& text, std::vector<ErrorItem>& errors) 
       }
     }
     if (auto it = j.find("coverage"); it != j.end() && it->is_array()) {
-      for (const auto& c : *it) {
-        if (!c.is_object()) continue;
-        CollectorCoverage cc;
-        cc.collector = str_of(c, "collector");
-        cc.node = str_of(c, "node");
-        cc.status = str_of(c, "status");
-        cc.detail = str_of(c, "detail");
-        if (c.contains("covers_from") || c.contains("covers_until")) {
-          cc.covers_from = time_of(c, "covers_from", errors);
-          cc.covers_until = time_of(c, "covers_until", errors);
-        }
-        job.coverage.push_back(std::move(cc));
-      }
+      for (const auto& c : *it)
+        if (c.is_object()) job.coverage.push_back(coverage_from_json(c, errors));
     }
     check_consistency(job, nodes_listed, errors);
   } catch (const json::exception& e) {

@@ -361,10 +361,15 @@ class Collector {
   CollectResult run();
 
  private:
-  void cover(const std::string& part, const std::string& status, const std::string& detail,
+  void cover(const std::string& part, CoverageStatus status, const std::string& detail,
              const std::string& node = "") {
     // Per-node entries use the engine's source name ("app"); the rest are ours.
-    r_.coverage.push_back({node.empty() ? "kubernetes:" + part : part, node, status, detail});
+    Coverage c;
+    c.collector = node.empty() ? "kubernetes:" + part : part;
+    c.node = node;
+    c.status = status;
+    c.detail = detail;
+    r_.coverage.push_back(std::move(c));
   }
   void read_workload_object(const json& wl);
   bool read_owner(Owner owner);
@@ -406,7 +411,7 @@ void Collector::read_workload_object(const json& wl) {
   for (const auto& c : wl_conditions_)
     log_.add(c.when, condition_text("workload", "workload=" + ns_ + "/" + wl_name_, c));
   std::string cq = str(wl, {"status", "admission", "clusterQueue"});
-  cover("workload", "ok",
+  cover("workload", CoverageStatus::kOk,
         "workload " + wl_name_ + (cq.empty() ? "" : " in ClusterQueue " + cq) + ", requeued " +
             std::to_string(requeues_) + " time(s), " + std::to_string(wl_conditions_.size()) +
             " condition(s)");
@@ -428,7 +433,7 @@ bool Collector::read_owner(Owner owner) {
   owner_end_ = time_of(r.body, {"status", "completionTime"});
   std::string who = "job=" + ns_ + "/" + lower(owner.kind) + "/" + owner.name;
   for (const auto& c : owner_conditions_) log_.add(c.when, condition_text("job", who, c));
-  cover("job", "ok",
+  cover("job", CoverageStatus::kOk,
         owner.kind + " " + owner.name + ", " + std::to_string(owner_conditions_.size()) +
             " condition(s)");
   return true;
@@ -440,14 +445,16 @@ void Collector::find_workload_of_job() {
   ApiReply r = client_.get_json("/apis/kueue.x-k8s.io/v1beta1/namespaces/" + ns_ + "/workloads",
                                 {{"labelSelector", "kueue.x-k8s.io/job-uid=" + owner_.uid}});
   if (!r.ok()) {
-    cover("workload", r.status == ApiStatus::kNotFound ? "empty" : coverage_status(r.status),
+    cover("workload",
+          r.status == ApiStatus::kNotFound ? CoverageStatus::kEmpty : coverage_status(r.status),
           r.status == ApiStatus::kNotFound ? "Kueue's Workload API is not served by this cluster"
                                            : r.detail);
     return;
   }
   const json& items = at(r.body, {"items"});
   if (!items.is_array() || items.empty()) {
-    cover("workload", "empty", "no Kueue workload carries kueue.x-k8s.io/job-uid=" + owner_.uid);
+    cover("workload", CoverageStatus::kEmpty,
+          "no Kueue workload carries kueue.x-k8s.io/job-uid=" + owner_.uid);
     return;
   }
   read_workload_object(items[0]);
@@ -460,7 +467,7 @@ void Collector::read_pods() {
   else
     selectors = pod_selectors(owner_);
   if (selectors.empty()) {
-    cover("pods", "error", "no known pod label for owner kind " + owner_.kind);
+    cover("pods", CoverageStatus::kError, "no known pod label for owner kind " + owner_.kind);
     return;
   }
   ApiReply r;
@@ -498,7 +505,11 @@ void Collector::read_pods() {
   if (truncated)
     detail += "; list cut at " + std::to_string(o_.max_pods) + " pods" +
               (r.detail.empty() ? "" : ": " + r.detail);
-  cover("pods", pods_.empty() ? "empty" : truncated ? "partial" : "ok", detail);
+  cover("pods",
+        pods_.empty() ? CoverageStatus::kEmpty
+        : truncated   ? CoverageStatus::kPartial
+                      : CoverageStatus::kOk,
+        detail);
 
   for (const auto& p : pods_) {
     std::string who = "pod=" + ns_ + "/" + p.name + " node=" + token(p.node);
@@ -586,9 +597,9 @@ void Collector::read_events() {
     bool truncated = at(r.body, {"truncated"}) == true;
     // Events live about an hour (the API server's --event-ttl): none is not "nothing happened".
     cover("events",
-          truncated ? "partial"
-          : kept    ? "ok"
-                    : "empty",
+          truncated ? CoverageStatus::kPartial
+          : kept    ? CoverageStatus::kOk
+                    : CoverageStatus::kEmpty,
           std::to_string(kept) + " event(s) about the job's objects" +
               (truncated ? "; namespace event list cut at " + std::to_string(o_.max_events) : "") +
               (kept ? "" : " (events expire after the API server's --event-ttl, 1 h by default)"));
@@ -597,7 +608,7 @@ void Collector::read_events() {
 
 void Collector::read_nodes() {
   if (r_.nodes.empty()) {
-    cover("nodes", "empty", "no pod was bound to a node");
+    cover("nodes", CoverageStatus::kEmpty, "no pod was bound to a node");
     return;
   }
   std::size_t ok = 0, conds = 0;
@@ -645,15 +656,15 @@ void Collector::read_nodes() {
                        std::to_string(node_events) + " node event(s)";
   if (!failed.empty()) detail += "; not read: " + failed + ": " + first_fail.detail;
   if (!ev.ok()) detail += "; node events not read: " + ev.detail;
-  std::string status = ok == r_.nodes.size() && ev.ok() ? "ok"
-                       : ok == 0 && !ev.ok()            ? coverage_status(first_fail.status)
-                                                        : "partial";
+  CoverageStatus status = ok == r_.nodes.size() && ev.ok() ? CoverageStatus::kOk
+                          : ok == 0 && !ev.ok()            ? coverage_status(first_fail.status)
+                                                           : CoverageStatus::kPartial;
   cover("nodes", status, detail);
 }
 
 void Collector::read_logs() {
   if (!o_.pod_logs) {
-    cover("logs", "empty", "pod logs not requested (--no-logs)");
+    cover("logs", CoverageStatus::kEmpty, "pod logs not requested (--no-logs)");
     return;
   }
   std::size_t ok = 0, failed = 0, truncated = 0;
@@ -689,16 +700,18 @@ void Collector::read_logs() {
   std::string detail = std::to_string(ok) + " container log(s) written";
   if (truncated) detail += ", " + std::to_string(truncated) + " cut at the byte or line limit";
   if (failed) detail += "; " + std::to_string(failed) + " not read, first: " + first_failure;
-  std::string status = failed == 0 ? (ok ? (truncated ? "partial" : "ok") : "empty")
-                       : ok        ? "partial"
-                                   : coverage_status(first_status);
+  CoverageStatus status = failed == 0
+                              ? (ok ? (truncated ? CoverageStatus::kPartial : CoverageStatus::kOk)
+                                    : CoverageStatus::kEmpty)
+                          : ok ? CoverageStatus::kPartial
+                               : coverage_status(first_status);
   cover("logs", status, detail);
   // A node none of whose logs could be read: said under the engine's own
   // source name so the diagnosis lists it as missing, not as quiet.
   for (const auto& [node, v] : per_node)
     if (v.first == 0)
-      cover("app", ok ? "error" : coverage_status(first_status), "kubernetes pod log: " + v.second,
-            node);
+      cover("app", ok ? CoverageStatus::kError : coverage_status(first_status),
+            "kubernetes pod log: " + v.second, node);
 }
 
 void Collector::decide_state() {
@@ -828,11 +841,7 @@ void Collector::write_job_json() {
   }
   if (!ranks.empty()) j["ranks"] = ranks;
   json cov = json::array();
-  for (const auto& c : r_.coverage) {
-    json e = {{"collector", c.collector}, {"status", c.status}, {"detail", c.detail}};
-    if (!c.node.empty()) e["node"] = c.node;
-    cov.push_back(e);
-  }
+  for (const auto& c : r_.coverage) cov.push_back(to_json(c));
   j["coverage"] = cov;
 
   // What was read, for a person looking at the incident (the engine ignores it).
@@ -922,7 +931,8 @@ CollectResult Collector::run() {
         owner_.uid = owner_.uid.empty() ? o.uid : owner_.uid;
         r_.job_id = ns_ + "/" + o.name + "/" + owner_.uid;
       } else {
-        cover("job", "empty", "the workload has no owner job (ownerReferences empty)");
+        cover("job", CoverageStatus::kEmpty,
+              "the workload has no owner job (ownerReferences empty)");
         r_.job_id = ns_ + "/" + wl_name_ + "/" + wl_uid_;
       }
     }

@@ -166,7 +166,7 @@ BuiltBundle build_bundle(const NodeConfig& config, const CollectRequest& request
       for (const auto& collector : fit_to_size(root, files, config.max_bundle_bytes)) {
         for (auto& c : job.coverage) {
           if (c.collector != collector) continue;
-          c.status = "truncated";
+          c.status = CoverageStatus::kTruncated;
           c.detail += "; oldest lines cut to fit max_bundle_bytes";
         }
       }

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "collectors/bundle/coverage.h"
+#include "incident/coverage.h"
 #include "collectors/sources/node_facts.h"
 #include "collectors/spool/job_records.h"
 #include "incident/time/time.h"
@@ -29,7 +29,7 @@ struct JobFragment {
   std::string node;               // this node, for node_info
   MaybeTime boot_time;
   std::vector<GpuInfo> gpus;
-  std::vector<CoverageEntry> coverage;
+  std::vector<Coverage> coverage;
 };
 
 nlohmann::json to_json(const JobFragment& job);
