@@ -16,7 +16,12 @@ struct RankInfo {
   int rank = -1;
   std::string node;
   int local_rank = -1;
-  std::vector<std::string> gpus;  // canonical PCI bus ids
+  // PCI bus ids, canonical as read. A collector that knows only the indices
+  // the plugin saw writes those instead; the reader drops them.
+  std::vector<std::string> gpus;
+  // False: job.json has no 'gpus' for the rank (a Kubernetes pod), rather
+  // than a rank known to use none.
+  bool gpus_known = true;
   std::string exit_code;
 };
 
@@ -43,6 +48,9 @@ struct JobInfo {
   std::string timezone = "UTC";
   std::vector<std::string> nodes;
   std::vector<RankInfo> ranks;
+  // False: job.json has no 'ranks' (nothing told which rank ran where),
+  // rather than a job known to have none on the nodes it names.
+  bool ranks_known = true;
   std::map<std::string, NodeInfo> node_info;
   std::vector<Coverage> coverage;
 

@@ -123,8 +123,10 @@ JobInfo parse_job_json(const std::string& text, std::vector<ErrorItem>& errors) 
     } else {
       errors.push_back({"job.json", 0, "job.json has no 'nodes' list; nodes taken from nodes/"});
     }
-    if (auto it = j.find("ranks"); it != j.end() && it->is_array()) {
-      for (const auto& r : *it) {
+    auto ranks = j.find("ranks");
+    job.ranks_known = ranks != j.end() && ranks->is_array();
+    if (job.ranks_known) {
+      for (const auto& r : *ranks) {
         if (!r.is_object()) continue;
         RankInfo ri;
         if (auto v = r.find("rank"); v != r.end() && v->is_number_integer())
@@ -132,8 +134,10 @@ JobInfo parse_job_json(const std::string& text, std::vector<ErrorItem>& errors) 
         ri.node = str_of(r, "node");
         if (auto v = r.find("local_rank"); v != r.end() && v->is_number_integer())
           ri.local_rank = v->get<int>();
-        if (auto v = r.find("gpus"); v != r.end() && v->is_array())
-          for (const auto& g : *v)
+        auto gpus = r.find("gpus");
+        ri.gpus_known = gpus != r.end() && gpus->is_array();
+        if (ri.gpus_known)
+          for (const auto& g : *gpus)
             if (g.is_string()) {
               std::string c = canonical_pci(g.get<std::string>());
               if (!c.empty()) ri.gpus.push_back(c);
@@ -169,6 +173,61 @@ JobInfo parse_job_json(const std::string& text, std::vector<ErrorItem>& errors) 
     errors.push_back({"job.json", 0, std::string("unexpected value in job.json: ") + e.what()});
   }
   return job;
+}
+
+nlohmann::json to_json(const JobInfo& job) {
+  json j = json::object();
+  if (!job.schema.empty()) j["schema"] = job.schema;
+  if (!job.cluster.empty()) j["cluster"] = job.cluster;
+  j["job_id"] = job.job_id;
+  j["attempt"] = job.attempt;
+  if (!job.state.empty()) j["state"] = job.state;
+  if (!job.exit_code.empty()) j["exit_code"] = job.exit_code;
+  if (job.start_time) j["start_time"] = format_time(*job.start_time);
+  if (job.end_time) j["end_time"] = format_time(*job.end_time);
+  if (!job.timezone.empty()) j["timezone"] = job.timezone;
+  j["nodes"] = job.nodes;
+  if (job.ranks_known) {
+    json ranks = json::array();
+    for (const auto& r : job.ranks) {
+      json rank = {{"rank", r.rank}, {"node", r.node}};
+      if (r.local_rank >= 0) rank["local_rank"] = r.local_rank;
+      if (r.gpus_known) rank["gpus"] = r.gpus;
+      if (!r.exit_code.empty()) rank["exit_code"] = r.exit_code;
+      ranks.push_back(std::move(rank));
+    }
+    j["ranks"] = std::move(ranks);
+  }
+  if (!job.node_info.empty()) {
+    json info = json::object();
+    for (const auto& [node, ni] : job.node_info) {
+      json n = json::object();
+      if (ni.boot_time) n["boot_time"] = format_time(*ni.boot_time);
+      if (!ni.gpus.empty()) {
+        json gpus = json::array();
+        for (const auto& g : ni.gpus) {
+          json gpu = {{"index", g.index}};
+          if (!g.pci.empty()) gpu["pci"] = g.pci;
+          if (!g.uuid.empty()) gpu["uuid"] = g.uuid;
+          gpus.push_back(std::move(gpu));
+        }
+        n["gpus"] = std::move(gpus);
+      }
+      info[node] = std::move(n);
+    }
+    j["node_info"] = std::move(info);
+  }
+  json coverage = json::array();
+  for (const auto& c : job.coverage) coverage.push_back(to_json(c));
+  j["coverage"] = std::move(coverage);
+  return j;
+}
+
+std::string job_json_text(const nlohmann::json& job, InvalidUtf8 invalid) {
+  return job.dump(2, ' ', false,
+                  invalid == InvalidUtf8::kReplace ? json::error_handler_t::replace
+                                                   : json::error_handler_t::strict) +
+         "\n";
 }
 
 }  // namespace ff

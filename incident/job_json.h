@@ -30,4 +30,19 @@ constexpr std::uint64_t kMaxJobJsonBytes = 64u << 20;
 // canonical; a GPU named otherwise is dropped.
 JobInfo parse_job_json(const std::string& text, std::vector<ErrorItem>& errors);
 
+// The job.json of `job`: job_id, attempt, nodes and coverage always; every
+// other field only when the model knows it (a string that is not empty, a
+// time, a node_info entry), and `ranks` and a rank's `gpus` as
+// JobInfo::ranks_known and RankInfo::gpus_known say, so a partial job.json
+// (a node's fragment, a Kubernetes pod without an index) is written as
+// partial. Values are written as they are: PCI ids are not made canonical.
+nlohmann::json to_json(const JobInfo& job);
+
+// What to do with text that is not UTF-8 (a detail quoting what an API
+// server sent): fail the file (nlohmann's type_error), or write U+FFFD.
+enum class InvalidUtf8 { kThrow, kReplace };
+
+// The file's text: indented by two, one trailing newline.
+std::string job_json_text(const nlohmann::json& job, InvalidUtf8 invalid = InvalidUtf8::kThrow);
+
 }  // namespace ff

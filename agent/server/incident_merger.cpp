@@ -17,6 +17,7 @@
 #include "common/user_file.h"
 #include "engine/read/bundle_paths.h"
 #include "incident/coverage.h"
+#include "incident/job_json.h"
 
 namespace ff::agent {
 
@@ -224,7 +225,7 @@ json JobJsonMerge::finish(const JobKey& key, const MergeFacts& facts) {
   json job = std::move(job_);
   for (auto& [node, info] : own_node_info_) node_info_[node] = std::move(info);
 
-  if (!job.contains("schema")) job["schema"] = "firstfault.incident/v1";
+  if (!job.contains("schema")) job["schema"] = kIncidentSchema;
   job["job_id"] = key.job_id;
   job["attempt"] = key.attempt;
   const SlurmJob* slurm = facts.slurm ? &*facts.slurm : nullptr;
@@ -351,7 +352,7 @@ MergeResult rebuild_incident(const StateLayout& layout, const JobKey& key,
   if (app.empty()) fs::remove(fresh / "app", ec);
 
   std::ofstream(fresh / "job.json", std::ios::binary | std::ios::trunc)
-      << result.job.dump(2) << "\n";
+      << job_json_text(result.job);
   swap_in(fresh, layout.incident(key));
   return result;
 }

@@ -8,6 +8,7 @@
 #include "central/loki/loki_fetch.h"
 #include "central/prometheus/prometheus_fetch.h"
 #include "engine/read/job_reader.h"
+#include "incident/job_json.h"
 
 namespace ff::sources {
 
@@ -105,7 +106,7 @@ std::string overlay_central(const fs::path& central_dir, const fs::path& inciden
   json list = json::array();
   for (const auto& key : order) list.push_back(merged[key]);
   job["coverage"] = list;
-  if (!write_text(incident_dir / "job.json", job.dump(2) + "\n"))
+  if (!write_text(incident_dir / "job.json", job_json_text(job)))
     return "cannot write " + (incident_dir / "job.json").string();
   return "";
 }

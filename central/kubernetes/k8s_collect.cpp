@@ -8,6 +8,8 @@
 #include <set>
 #include <stdexcept>
 
+#include "incident/job_json.h"
+
 namespace ff::sources::k8s {
 
 namespace fs = std::filesystem;
@@ -802,25 +804,23 @@ void Collector::decide_state() {
 }
 
 void Collector::write_job_json() {
-  json j = json::object();
-  j["schema"] = "firstfault.incident/v1";
-  j["scheduler"] = "kubernetes";
-  j["cluster"] = o_.cluster.empty() ? client_.access().cluster_name : o_.cluster;
-  j["job_id"] = r_.job_id;
-  j["attempt"] = r_.attempt;
-  if (!r_.state.empty()) j["state"] = r_.state;
-  if (!exit_code_.empty()) j["exit_code"] = exit_code_;
+  JobInfo job;
+  job.schema = kIncidentSchema;
+  job.cluster = o_.cluster.empty() ? client_.access().cluster_name : o_.cluster;
+  job.job_id = r_.job_id;
+  job.attempt = r_.attempt;
+  job.state = r_.state;
+  job.exit_code = exit_code_;
   Time start = owner_start_;
   for (const auto& p : pods_) start = earliest(start, p.started);
   if (!start)
     if (const Condition* a = find_condition(wl_conditions_, "Admitted"); is_true(a))
       start = a->when;
-  if (start) j["start_time"] = format_time(*start);
+  job.start_time = start;
   // A running job has no end; the engine then applies no end of window.
-  if (end_ && !r_.state.empty()) j["end_time"] = format_time(*end_);
-  j["timezone"] = "UTC";
-  j["nodes"] = r_.nodes;
-  json ranks = json::array();
+  if (end_ && !r_.state.empty()) job.end_time = end_;
+  job.timezone = "UTC";
+  job.nodes = r_.nodes;
   std::vector<const Pod*> ranked;
   for (const auto& p : pods_)
     if (p.rank >= 0 && !p.node.empty()) ranked.push_back(&p);
@@ -829,20 +829,28 @@ void Collector::write_job_json() {
     return a->created.value_or(0) < b->created.value_or(0);
   });
   // One entry per pod: its index is the rank torchrun calls the node rank.
+  // A pod says nothing of its GPUs, and without an index no rank is invented.
+  job.ranks_known = !ranked.empty();
   for (const Pod* p : ranked) {
-    json rk = {{"rank", p->rank}, {"node", p->node}, {"local_rank", 0}, {"pod", p->name}};
+    RankInfo rank;
+    rank.rank = p->rank;
+    rank.node = p->node;
+    rank.local_rank = 0;
+    rank.gpus_known = false;
     for (const auto& c : p->containers)
       if (!c.init && c.current && c.current->exit_code != 0) {
-        rk["exit_code"] =
+        rank.exit_code =
             std::to_string(c.current->exit_code) + ":" + std::to_string(c.current->signal);
         break;
       }
-    ranks.push_back(rk);
+    job.ranks.push_back(std::move(rank));
   }
-  if (!ranks.empty()) j["ranks"] = ranks;
-  json cov = json::array();
-  for (const auto& c : r_.coverage) cov.push_back(to_json(c));
-  j["coverage"] = cov;
+  job.coverage = r_.coverage;
+  json j = to_json(job);
+  // Beyond the model: which scheduler ran it, each rank's pod, and below,
+  // what was read.
+  j["scheduler"] = "kubernetes";
+  for (std::size_t i = 0; i < ranked.size(); ++i) j["ranks"][i]["pod"] = ranked[i]->name;
 
   // What was read, for a person looking at the incident (the engine ignores it).
   json k = json::object();
@@ -897,7 +905,7 @@ void Collector::write_job_json() {
 
   fs::path file = o_.out / "job.json";
   std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  out << j.dump(2, ' ', false, json::error_handler_t::replace) << '\n';
+  out << job_json_text(j, InvalidUtf8::kReplace);
   if (!out) throw std::runtime_error("cannot write " + file.string());
 }
 

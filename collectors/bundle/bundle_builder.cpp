@@ -15,6 +15,7 @@
 #include "collectors/window/job_window.h"
 #include "common/hostlist.h"
 #include "engine/read/bundle_paths.h"
+#include "incident/job_json.h"
 #include "incident/time/timestamp_parser.h"
 
 namespace ff::collect {
@@ -172,7 +173,7 @@ BuiltBundle build_bundle(const NodeConfig& config, const CollectRequest& request
       }
     }
     std::ofstream out(root / "job.json");
-    out << to_json(job).dump(2) << '\n';
+    out << job_json_text(to_json(job));
     out.flush();
     if (!out) throw std::runtime_error("cannot write " + (root / "job.json").string());
     out.close();
