@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "incident/coverage.h"
 #include "incident/time/time.h"
 
 namespace ff {
@@ -15,7 +16,12 @@ struct RankInfo {
   int rank = -1;
   std::string node;
   int local_rank = -1;
-  std::vector<std::string> gpus;  // canonical PCI bus ids
+  // PCI bus ids, canonical as read. A collector that knows only the indices
+  // the plugin saw writes those instead; the reader drops them.
+  std::vector<std::string> gpus;
+  // False: job.json has no 'gpus' for the rank (a Kubernetes pod), rather
+  // than a rank known to use none.
+  bool gpus_known = true;
   std::string exit_code;
 };
 
@@ -30,16 +36,6 @@ struct NodeInfo {
   std::vector<GpuInfo> gpus;
 };
 
-struct CollectorCoverage {
-  std::string collector;
-  std::string node;
-  std::string status;
-  std::string detail;
-  // A live source's span as read (incident.md): absent means unknown.
-  MaybeTime covers_from;
-  MaybeTime covers_until;
-};
-
 struct JobInfo {
   std::string schema;
   std::string cluster;
@@ -52,8 +48,11 @@ struct JobInfo {
   std::string timezone = "UTC";
   std::vector<std::string> nodes;
   std::vector<RankInfo> ranks;
+  // False: job.json has no 'ranks' (nothing told which rank ran where),
+  // rather than a job known to have none on the nodes it names.
+  bool ranks_known = true;
   std::map<std::string, NodeInfo> node_info;
-  std::vector<CollectorCoverage> coverage;
+  std::vector<Coverage> coverage;
 
   // The bounds of the job's window, which sets events outside it aside:
   // start_time and end_time, except when start_time is after end_time. Then

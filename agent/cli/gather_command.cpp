@@ -43,9 +43,8 @@ int run_gather(const std::string& config_path, const std::string& dir) {
   std::string problem = sources::overlay_central(scratch, dir);
   fs::remove_all(scratch, ec);
   for (const auto& c : gathered.coverage)
-    std::printf("%-20s %-12s %-12s %s\n", c.value("collector", "").c_str(),
-                c.value("node", "-").c_str(), c.value("status", "").c_str(),
-                c.value("detail", "").c_str());
+    std::printf("%-20s %-12s %-12s %s\n", c.collector.c_str(),
+                c.node.empty() ? "-" : c.node.c_str(), c.status_text().c_str(), c.detail.c_str());
   if (!problem.empty()) {
     std::fprintf(stderr, "firstfault gather: %s\n", problem.c_str());
     return kExitInternal;

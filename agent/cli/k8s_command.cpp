@@ -71,7 +71,7 @@ int run_collect(const K8sOptions& o) {
                         : r.state.c_str(),
       r.pods, r.nodes.size(), r.log_lines, r.log_files);
   for (const auto& c : r.coverage)
-    std::printf("  %-20s %-12s %s%s\n", c.collector.c_str(), c.status.c_str(),
+    std::printf("  %-20s %-12s %s%s\n", c.collector.c_str(), c.status_text().c_str(),
                 c.node.empty() ? "" : (c.node + ": ").c_str(), c.detail.c_str());
   if (!r.target_found) {
     std::fprintf(stderr, "firstfault: %s\n", r.problem.c_str());

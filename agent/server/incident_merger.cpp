@@ -16,6 +16,8 @@
 #include "common/node_name.h"
 #include "common/user_file.h"
 #include "engine/read/bundle_paths.h"
+#include "incident/coverage.h"
+#include "incident/job_json.h"
 
 namespace ff::agent {
 
@@ -65,16 +67,20 @@ void link_or_copy(const fs::path& from, const fs::path& to) {
 // and the path is the job's user's to choose: only a regular file of the
 // job's uid, no final symlink, at most `max` bytes (the last ones: the end of
 // a job's output holds the failure). What was not read is said in coverage.
-json copy_job_output(const std::string& path, int uid, const fs::path& to, std::size_t max) {
+std::optional<Coverage> copy_job_output(const std::string& path, int uid, const fs::path& to,
+                                        std::size_t max) {
   const std::string shown = ff::printable_path(path);
-  json coverage = {{"collector", "app"}, {"status", "error"}, {"lines", 0}};
+  Coverage coverage;
+  coverage.collector = "app";
+  coverage.status = CoverageStatus::kError;
+  coverage.lines = 0;
   std::optional<uid_t> owner;
   if (uid >= 0) owner = static_cast<uid_t>(uid);
   ff::UserFileOpen in = ff::open_user_file(path, owner);
   if (in.outcome != ff::UserFileOpen::Outcome::opened) {
     // Not there on the head node: the compute nodes' bundles cover it.
-    if (in.outcome == ff::UserFileOpen::Outcome::missing) return nullptr;
-    coverage["detail"] = "agent: " + shown + ": " + in.problem + ": not read";
+    if (in.outcome == ff::UserFileOpen::Outcome::missing) return std::nullopt;
+    coverage.detail = "agent: " + shown + ": " + in.problem + ": not read";
     return coverage;
   }
   ff::FileHandle out(
@@ -83,12 +89,14 @@ json copy_job_output(const std::string& path, int uid, const fs::path& to, std::
   std::optional<std::uint64_t> copied;
   if (out) copied = ff::copy_bounded(in.file.get(), out.get(), from, max);
   if (!copied) {
-    coverage["detail"] = "agent: " + shown + ": cannot copy to " + to.string();
+    coverage.detail = "agent: " + shown + ": cannot copy to " + to.string();
     return coverage;
   }
   auto size = static_cast<std::uint64_t>(std::max<off_t>(in.st.st_size, 0));
-  coverage["status"] = from > 0 ? "truncated" : (*copied ? "ok" : "empty");
-  coverage["detail"] =
+  coverage.status = from > 0  ? CoverageStatus::kTruncated
+                    : *copied ? CoverageStatus::kOk
+                              : CoverageStatus::kEmpty;
+  coverage.detail =
       "agent: " + shown +
       (from > 0 ? ": the last " + std::to_string(*copied) + " of " + std::to_string(size) + " bytes"
                 : "") +
@@ -217,7 +225,7 @@ json JobJsonMerge::finish(const JobKey& key, const MergeFacts& facts) {
   json job = std::move(job_);
   for (auto& [node, info] : own_node_info_) node_info_[node] = std::move(info);
 
-  if (!job.contains("schema")) job["schema"] = "firstfault.incident/v1";
+  if (!job.contains("schema")) job["schema"] = kIncidentSchema;
   job["job_id"] = key.job_id;
   job["attempt"] = key.attempt;
   const SlurmJob* slurm = facts.slurm ? &*facts.slurm : nullptr;
@@ -329,22 +337,22 @@ MergeResult rebuild_incident(const StateLayout& layout, const JobKey& key,
       fallback = "stderr";
       if (out.empty() || out[0] != '/' || !tried.insert(out).second || app.count(base)) continue;
       std::string name = ff::unique_app_file_name(base, names);
-      json coverage =
+      std::optional<Coverage> coverage =
           copy_job_output(out, facts.slurm->uid, fresh / "app" / name, facts.max_job_output_bytes);
-      if (coverage.is_null()) continue;
-      if (coverage["status"] == "error") {
+      if (!coverage) continue;
+      if (coverage->status == CoverageStatus::kError) {
         fs::remove(fresh / "app" / name, ec);
-        result.problems.push_back(coverage["detail"].get<std::string>());
+        result.problems.push_back(coverage->detail);
       } else {
         app[name] = out;
       }
-      result.job["coverage"].push_back(std::move(coverage));
+      result.job["coverage"].push_back(to_json(*coverage));
     }
   }
   if (app.empty()) fs::remove(fresh / "app", ec);
 
   std::ofstream(fresh / "job.json", std::ios::binary | std::ios::trunc)
-      << result.job.dump(2) << "\n";
+      << job_json_text(result.job);
   swap_in(fresh, layout.incident(key));
   return result;
 }

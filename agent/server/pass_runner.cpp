@@ -177,7 +177,7 @@ void PassRunner::gather_central(const JobKey& key) {
     return;
   }
   std::size_t ok = 0;
-  for (const auto& c : gathered.coverage) ok += c.value("status", "") == "ok";
+  for (const auto& c : gathered.coverage) ok += c.status == CoverageStatus::kOk;
   spdlog::info("job {}: central sources: {} of {} ok in {} ms{}", key.str(), ok,
                gathered.coverage.size(),
                std::chrono::duration_cast<std::chrono::milliseconds>(

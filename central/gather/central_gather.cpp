@@ -8,6 +8,7 @@
 #include "central/loki/loki_fetch.h"
 #include "central/prometheus/prometheus_fetch.h"
 #include "engine/read/job_reader.h"
+#include "incident/job_json.h"
 
 namespace ff::sources {
 
@@ -45,8 +46,11 @@ CentralGather gather_central(const CentralConfig& config, const fs::path& incide
     result.problem = "job.json has no start_time and end_time";
   if (!result.problem.empty()) {
     auto not_asked = [&](const char* source) {
-      result.coverage.push_back(
-          {{"collector", source}, {"status", "error"}, {"detail", "not asked: " + result.problem}});
+      Coverage c;
+      c.collector = source;
+      c.status = CoverageStatus::kError;
+      c.detail = "not asked: " + result.problem;
+      result.coverage.push_back(std::move(c));
     };
     if (config.loki) not_asked("loki");
     if (config.prometheus) not_asked("prometheus");
@@ -60,12 +64,14 @@ CentralGather gather_central(const CentralConfig& config, const fs::path& incide
     }
     if (config.prometheus) {
       auto at = [](TimeUs us) { return Clock::time_point(std::chrono::microseconds(us)); };
-      for (const auto& c : fetch_metrics(*config.prometheus, job.nodes, at(*job.start_time),
-                                         at(*job.end_time), out_dir))
-        result.coverage.push_back(c.to_json());
+      for (auto& c : fetch_metrics(*config.prometheus, job.nodes, at(*job.start_time),
+                                   at(*job.end_time), out_dir))
+        result.coverage.push_back(std::move(c));
     }
   }
-  write_text(out_dir / "coverage.json", json(result.coverage).dump(2) + "\n");
+  json coverage = json::array();
+  for (const auto& c : result.coverage) coverage.push_back(to_json(c));
+  write_text(out_dir / "coverage.json", coverage.dump(2) + "\n");
   return result;
 }
 
@@ -100,7 +106,7 @@ std::string overlay_central(const fs::path& central_dir, const fs::path& inciden
   json list = json::array();
   for (const auto& key : order) list.push_back(merged[key]);
   job["coverage"] = list;
-  if (!write_text(incident_dir / "job.json", job.dump(2) + "\n"))
+  if (!write_text(incident_dir / "job.json", job_json_text(job)))
     return "cannot write " + (incident_dir / "job.json").string();
   return "";
 }

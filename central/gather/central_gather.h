@@ -14,6 +14,7 @@
 
 #include "central/loki/loki_config.h"
 #include "central/prometheus/prometheus_config.h"
+#include "incident/coverage.h"
 
 namespace ff::sources {
 
@@ -27,8 +28,8 @@ struct CentralConfig {
 };
 
 struct CentralGather {
-  std::vector<nlohmann::json> coverage;  // one entry per source, node and kind
-  std::string problem;                   // why nothing was asked ("" when something was)
+  std::vector<Coverage> coverage;  // one entry per source, node and kind
+  std::string problem;             // why nothing was asked ("" when something was)
 };
 
 // Reads `incident_dir`/job.json (nodes, start_time, end_time) and writes what

@@ -8,6 +8,8 @@
 #include <set>
 #include <stdexcept>
 
+#include "incident/job_json.h"
+
 namespace ff::sources::k8s {
 
 namespace fs = std::filesystem;
@@ -361,10 +363,15 @@ class Collector {
   CollectResult run();
 
  private:
-  void cover(const std::string& part, const std::string& status, const std::string& detail,
+  void cover(const std::string& part, CoverageStatus status, const std::string& detail,
              const std::string& node = "") {
     // Per-node entries use the engine's source name ("app"); the rest are ours.
-    r_.coverage.push_back({node.empty() ? "kubernetes:" + part : part, node, status, detail});
+    Coverage c;
+    c.collector = node.empty() ? "kubernetes:" + part : part;
+    c.node = node;
+    c.status = status;
+    c.detail = detail;
+    r_.coverage.push_back(std::move(c));
   }
   void read_workload_object(const json& wl);
   bool read_owner(Owner owner);
@@ -406,7 +413,7 @@ void Collector::read_workload_object(const json& wl) {
   for (const auto& c : wl_conditions_)
     log_.add(c.when, condition_text("workload", "workload=" + ns_ + "/" + wl_name_, c));
   std::string cq = str(wl, {"status", "admission", "clusterQueue"});
-  cover("workload", "ok",
+  cover("workload", CoverageStatus::kOk,
         "workload " + wl_name_ + (cq.empty() ? "" : " in ClusterQueue " + cq) + ", requeued " +
             std::to_string(requeues_) + " time(s), " + std::to_string(wl_conditions_.size()) +
             " condition(s)");
@@ -428,7 +435,7 @@ bool Collector::read_owner(Owner owner) {
   owner_end_ = time_of(r.body, {"status", "completionTime"});
   std::string who = "job=" + ns_ + "/" + lower(owner.kind) + "/" + owner.name;
   for (const auto& c : owner_conditions_) log_.add(c.when, condition_text("job", who, c));
-  cover("job", "ok",
+  cover("job", CoverageStatus::kOk,
         owner.kind + " " + owner.name + ", " + std::to_string(owner_conditions_.size()) +
             " condition(s)");
   return true;
@@ -440,14 +447,16 @@ void Collector::find_workload_of_job() {
   ApiReply r = client_.get_json("/apis/kueue.x-k8s.io/v1beta1/namespaces/" + ns_ + "/workloads",
                                 {{"labelSelector", "kueue.x-k8s.io/job-uid=" + owner_.uid}});
   if (!r.ok()) {
-    cover("workload", r.status == ApiStatus::kNotFound ? "empty" : coverage_status(r.status),
+    cover("workload",
+          r.status == ApiStatus::kNotFound ? CoverageStatus::kEmpty : coverage_status(r.status),
           r.status == ApiStatus::kNotFound ? "Kueue's Workload API is not served by this cluster"
                                            : r.detail);
     return;
   }
   const json& items = at(r.body, {"items"});
   if (!items.is_array() || items.empty()) {
-    cover("workload", "empty", "no Kueue workload carries kueue.x-k8s.io/job-uid=" + owner_.uid);
+    cover("workload", CoverageStatus::kEmpty,
+          "no Kueue workload carries kueue.x-k8s.io/job-uid=" + owner_.uid);
     return;
   }
   read_workload_object(items[0]);
@@ -460,7 +469,7 @@ void Collector::read_pods() {
   else
     selectors = pod_selectors(owner_);
   if (selectors.empty()) {
-    cover("pods", "error", "no known pod label for owner kind " + owner_.kind);
+    cover("pods", CoverageStatus::kError, "no known pod label for owner kind " + owner_.kind);
     return;
   }
   ApiReply r;
@@ -498,7 +507,11 @@ void Collector::read_pods() {
   if (truncated)
     detail += "; list cut at " + std::to_string(o_.max_pods) + " pods" +
               (r.detail.empty() ? "" : ": " + r.detail);
-  cover("pods", pods_.empty() ? "empty" : truncated ? "partial" : "ok", detail);
+  cover("pods",
+        pods_.empty() ? CoverageStatus::kEmpty
+        : truncated   ? CoverageStatus::kPartial
+                      : CoverageStatus::kOk,
+        detail);
 
   for (const auto& p : pods_) {
     std::string who = "pod=" + ns_ + "/" + p.name + " node=" + token(p.node);
@@ -586,9 +599,9 @@ void Collector::read_events() {
     bool truncated = at(r.body, {"truncated"}) == true;
     // Events live about an hour (the API server's --event-ttl): none is not "nothing happened".
     cover("events",
-          truncated ? "partial"
-          : kept    ? "ok"
-                    : "empty",
+          truncated ? CoverageStatus::kPartial
+          : kept    ? CoverageStatus::kOk
+                    : CoverageStatus::kEmpty,
           std::to_string(kept) + " event(s) about the job's objects" +
               (truncated ? "; namespace event list cut at " + std::to_string(o_.max_events) : "") +
               (kept ? "" : " (events expire after the API server's --event-ttl, 1 h by default)"));
@@ -597,7 +610,7 @@ void Collector::read_events() {
 
 void Collector::read_nodes() {
   if (r_.nodes.empty()) {
-    cover("nodes", "empty", "no pod was bound to a node");
+    cover("nodes", CoverageStatus::kEmpty, "no pod was bound to a node");
     return;
   }
   std::size_t ok = 0, conds = 0;
@@ -645,15 +658,15 @@ void Collector::read_nodes() {
                        std::to_string(node_events) + " node event(s)";
   if (!failed.empty()) detail += "; not read: " + failed + ": " + first_fail.detail;
   if (!ev.ok()) detail += "; node events not read: " + ev.detail;
-  std::string status = ok == r_.nodes.size() && ev.ok() ? "ok"
-                       : ok == 0 && !ev.ok()            ? coverage_status(first_fail.status)
-                                                        : "partial";
+  CoverageStatus status = ok == r_.nodes.size() && ev.ok() ? CoverageStatus::kOk
+                          : ok == 0 && !ev.ok()            ? coverage_status(first_fail.status)
+                                                           : CoverageStatus::kPartial;
   cover("nodes", status, detail);
 }
 
 void Collector::read_logs() {
   if (!o_.pod_logs) {
-    cover("logs", "empty", "pod logs not requested (--no-logs)");
+    cover("logs", CoverageStatus::kEmpty, "pod logs not requested (--no-logs)");
     return;
   }
   std::size_t ok = 0, failed = 0, truncated = 0;
@@ -689,16 +702,18 @@ void Collector::read_logs() {
   std::string detail = std::to_string(ok) + " container log(s) written";
   if (truncated) detail += ", " + std::to_string(truncated) + " cut at the byte or line limit";
   if (failed) detail += "; " + std::to_string(failed) + " not read, first: " + first_failure;
-  std::string status = failed == 0 ? (ok ? (truncated ? "partial" : "ok") : "empty")
-                       : ok        ? "partial"
-                                   : coverage_status(first_status);
+  CoverageStatus status = failed == 0
+                              ? (ok ? (truncated ? CoverageStatus::kPartial : CoverageStatus::kOk)
+                                    : CoverageStatus::kEmpty)
+                          : ok ? CoverageStatus::kPartial
+                               : coverage_status(first_status);
   cover("logs", status, detail);
   // A node none of whose logs could be read: said under the engine's own
   // source name so the diagnosis lists it as missing, not as quiet.
   for (const auto& [node, v] : per_node)
     if (v.first == 0)
-      cover("app", ok ? "error" : coverage_status(first_status), "kubernetes pod log: " + v.second,
-            node);
+      cover("app", ok ? CoverageStatus::kError : coverage_status(first_status),
+            "kubernetes pod log: " + v.second, node);
 }
 
 void Collector::decide_state() {
@@ -789,25 +804,23 @@ void Collector::decide_state() {
 }
 
 void Collector::write_job_json() {
-  json j = json::object();
-  j["schema"] = "firstfault.incident/v1";
-  j["scheduler"] = "kubernetes";
-  j["cluster"] = o_.cluster.empty() ? client_.access().cluster_name : o_.cluster;
-  j["job_id"] = r_.job_id;
-  j["attempt"] = r_.attempt;
-  if (!r_.state.empty()) j["state"] = r_.state;
-  if (!exit_code_.empty()) j["exit_code"] = exit_code_;
+  JobInfo job;
+  job.schema = kIncidentSchema;
+  job.cluster = o_.cluster.empty() ? client_.access().cluster_name : o_.cluster;
+  job.job_id = r_.job_id;
+  job.attempt = r_.attempt;
+  job.state = r_.state;
+  job.exit_code = exit_code_;
   Time start = owner_start_;
   for (const auto& p : pods_) start = earliest(start, p.started);
   if (!start)
     if (const Condition* a = find_condition(wl_conditions_, "Admitted"); is_true(a))
       start = a->when;
-  if (start) j["start_time"] = format_time(*start);
+  job.start_time = start;
   // A running job has no end; the engine then applies no end of window.
-  if (end_ && !r_.state.empty()) j["end_time"] = format_time(*end_);
-  j["timezone"] = "UTC";
-  j["nodes"] = r_.nodes;
-  json ranks = json::array();
+  if (end_ && !r_.state.empty()) job.end_time = end_;
+  job.timezone = "UTC";
+  job.nodes = r_.nodes;
   std::vector<const Pod*> ranked;
   for (const auto& p : pods_)
     if (p.rank >= 0 && !p.node.empty()) ranked.push_back(&p);
@@ -816,24 +829,28 @@ void Collector::write_job_json() {
     return a->created.value_or(0) < b->created.value_or(0);
   });
   // One entry per pod: its index is the rank torchrun calls the node rank.
+  // A pod says nothing of its GPUs, and without an index no rank is invented.
+  job.ranks_known = !ranked.empty();
   for (const Pod* p : ranked) {
-    json rk = {{"rank", p->rank}, {"node", p->node}, {"local_rank", 0}, {"pod", p->name}};
+    RankInfo rank;
+    rank.rank = p->rank;
+    rank.node = p->node;
+    rank.local_rank = 0;
+    rank.gpus_known = false;
     for (const auto& c : p->containers)
       if (!c.init && c.current && c.current->exit_code != 0) {
-        rk["exit_code"] =
+        rank.exit_code =
             std::to_string(c.current->exit_code) + ":" + std::to_string(c.current->signal);
         break;
       }
-    ranks.push_back(rk);
+    job.ranks.push_back(std::move(rank));
   }
-  if (!ranks.empty()) j["ranks"] = ranks;
-  json cov = json::array();
-  for (const auto& c : r_.coverage) {
-    json e = {{"collector", c.collector}, {"status", c.status}, {"detail", c.detail}};
-    if (!c.node.empty()) e["node"] = c.node;
-    cov.push_back(e);
-  }
-  j["coverage"] = cov;
+  job.coverage = r_.coverage;
+  json j = to_json(job);
+  // Beyond the model: which scheduler ran it, each rank's pod, and below,
+  // what was read.
+  j["scheduler"] = "kubernetes";
+  for (std::size_t i = 0; i < ranked.size(); ++i) j["ranks"][i]["pod"] = ranked[i]->name;
 
   // What was read, for a person looking at the incident (the engine ignores it).
   json k = json::object();
@@ -888,7 +905,7 @@ void Collector::write_job_json() {
 
   fs::path file = o_.out / "job.json";
   std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  out << j.dump(2, ' ', false, json::error_handler_t::replace) << '\n';
+  out << job_json_text(j, InvalidUtf8::kReplace);
   if (!out) throw std::runtime_error("cannot write " + file.string());
 }
 
@@ -922,7 +939,8 @@ CollectResult Collector::run() {
         owner_.uid = owner_.uid.empty() ? o.uid : owner_.uid;
         r_.job_id = ns_ + "/" + o.name + "/" + owner_.uid;
       } else {
-        cover("job", "empty", "the workload has no owner job (ownerReferences empty)");
+        cover("job", CoverageStatus::kEmpty,
+              "the workload has no owner job (ownerReferences empty)");
         r_.job_id = ns_ + "/" + wl_name_ + "/" + wl_uid_;
       }
     }

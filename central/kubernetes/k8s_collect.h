@@ -16,6 +16,7 @@
 
 #include "central/kubernetes/kube_api.h"
 #include "central/kubernetes/pod_logs.h"
+#include "incident/coverage.h"
 
 namespace ff::sources::k8s {
 
@@ -42,13 +43,6 @@ struct CollectOptions {
   std::size_t max_events = 20000;
 };
 
-struct CoverageEntry {
-  std::string collector;  // kubernetes:workload, kubernetes:job, kubernetes:pods, ...
-  std::string node;
-  std::string status;  // ok | empty | unreachable | unauthorised | partial | error
-  std::string detail;
-};
-
 struct CollectResult {
   bool target_found = false;  // the workload/job (or at least one pod) was read
   std::string problem;        // why not, when it was not
@@ -59,7 +53,7 @@ struct CollectResult {
   std::size_t pods = 0;
   std::size_t log_lines = 0;  // lines in cluster/kubernetes.log
   std::size_t log_files = 0;  // pod log files written
-  std::vector<CoverageEntry> coverage;
+  std::vector<Coverage> coverage;
 };
 
 // Reads everything and writes the incident (job.json always, with coverage,

@@ -298,20 +298,20 @@ KubeAccess resolve_access(const AccessOptions& o) {
       "no kubeconfig (--kubeconfig, $KUBECONFIG, ~/.kube/config) and not running in a pod");
 }
 
-const char* coverage_status(ApiStatus s) {
+CoverageStatus coverage_status(ApiStatus s) {
   switch (s) {
     case ApiStatus::kOk:
-      return "ok";
+      return CoverageStatus::kOk;
     case ApiStatus::kNotFound:
-      return "empty";
+      return CoverageStatus::kEmpty;
     case ApiStatus::kUnauthorised:
-      return "unauthorised";
+      return CoverageStatus::kUnauthorised;
     case ApiStatus::kUnreachable:
-      return "unreachable";
+      return CoverageStatus::kUnreachable;
     case ApiStatus::kError:
-      return "error";
+      return CoverageStatus::kError;
   }
-  return "error";
+  return CoverageStatus::kError;
 }
 
 ApiReply KubeClient::get(const std::string& path, const http::QueryParams& params,

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "common/http/http_client.h"
+#include "incident/coverage.h"
 
 namespace ff::sources::k8s {
 
@@ -52,7 +53,7 @@ KubeAccess resolve_access(const AccessOptions& options);
 
 // What came of one API request, in the coverage vocabulary.
 enum class ApiStatus { kOk, kNotFound, kUnauthorised, kUnreachable, kError };
-const char* coverage_status(ApiStatus s);  // ok, empty (not found), unauthorised, ...
+CoverageStatus coverage_status(ApiStatus s);  // ok, empty (not found), unauthorised, ...
 
 struct ApiReply {
   ApiStatus status = ApiStatus::kError;

@@ -67,8 +67,8 @@ std::string clean_line(std::string line) {
 
 struct Page {
   std::vector<Entry> entries;
-  std::string error;   // "" when the page is good
-  std::string status;  // coverage status for the error
+  std::string error;                               // "" when the page is good
+  CoverageStatus status = CoverageStatus::kError;  // for the error
 };
 
 // One query_range reply parsed; a reply that is not Loki's shape is an error.
@@ -77,24 +77,20 @@ Page parse_page(const std::string& body) {
   json j = json::parse(body, nullptr, false);
   if (j.is_discarded() || !j.is_object()) {
     page.error = "reply is not JSON";
-    page.status = "error";
     return page;
   }
   if (j.value("status", "") != "success" || !j.contains("data") || !j["data"].is_object()) {
     page.error = "reply status is not success";
-    page.status = "error";
     return page;
   }
   const json& data = j["data"];
   if (data.value("resultType", "") != "streams") {
     page.error = "resultType is '" + data.value("resultType", "") +
                  "', not streams: the selector must be a log query";
-    page.status = "error";
     return page;
   }
   if (!data.contains("result") || !data["result"].is_array()) {
     page.error = "reply has no result array";
-    page.status = "error";
     return page;
   }
   for (const auto& stream : data["result"]) {
@@ -118,7 +114,7 @@ Page parse_page(const std::string& body) {
 }
 
 struct Pull {
-  std::string status = "ok";
+  CoverageStatus status = CoverageStatus::kOk;
   std::string detail;
   std::uint64_t lines = 0;
 };
@@ -149,18 +145,19 @@ Pull pull(const LokiConfig& config, const http::RequestOptions& options,
       std::this_thread::sleep_for(std::chrono::milliseconds(250 << attempt));
     }
     if (!reply.ok()) {
-      std::string status = reply.status == 0                            ? "unreachable"
-                           : reply.status == 401 || reply.status == 403 ? "unauthorised"
-                           : reply.status == 429 || reply.status >= 500 ? "unreachable"
-                                                                        : "error";
+      CoverageStatus status =
+          reply.status == 0                            ? CoverageStatus::kUnreachable
+          : reply.status == 401 || reply.status == 403 ? CoverageStatus::kUnauthorised
+          : reply.status == 429 || reply.status >= 500 ? CoverageStatus::kUnreachable
+                                                       : CoverageStatus::kError;
       // What was written stays; the rest of the window is missing.
-      result.status = result.lines > 0 ? "partial" : status;
+      result.status = result.lines > 0 ? CoverageStatus::kPartial : status;
       result.detail = reply.describe();
       return result;
     }
     Page page = parse_page(reply.body);
     if (!page.error.empty()) {
-      result.status = result.lines > 0 ? "partial" : page.status;
+      result.status = result.lines > 0 ? CoverageStatus::kPartial : page.status;
       result.detail = page.error;
       return result;
     }
@@ -170,7 +167,7 @@ Pull pull(const LokiConfig& config, const http::RequestOptions& options,
       if (e.ts < from || e.ts >= end_ns) continue;  // not asked for: a server's mistake
       if (e.ts == from && written_at_from.count(e)) continue;
       if (result.lines >= config.max_lines) {
-        result.status = "partial";
+        result.status = CoverageStatus::kPartial;
         result.detail = "more than max_lines (" + std::to_string(config.max_lines) + ")";
         return result;
       }
@@ -191,14 +188,14 @@ Pull pull(const LokiConfig& config, const http::RequestOptions& options,
     if (fresh == 0) {
       // A whole page of one nanosecond already written: Loki cannot page
       // past it with this limit.
-      result.status = "partial";
+      result.status = CoverageStatus::kPartial;
       result.detail = "more than limit (" + std::to_string(config.limit) +
                       ") entries share one time stamp; raise loki.limit";
       return result;
     }
     from = last;
   }
-  if (result.lines == 0) result.status = "empty";
+  if (result.lines == 0) result.status = CoverageStatus::kEmpty;
   return result;
 }
 
@@ -241,53 +238,51 @@ LokiFetch fetch_loki_logs(const LokiConfig& config, const std::vector<std::strin
   // node and kind: with hundreds of nodes that would be hundreds of
   // timeouts before the final pass.
   std::string down;
+  auto report = [&](const std::string& kind, const std::string& node, CoverageStatus status,
+                    std::uint64_t lines, const std::string& detail) {
+    Coverage c;
+    c.collector = "loki:" + kind;
+    c.node = node;
+    c.status = status;
+    c.lines = lines;
+    c.detail = detail;
+    fetch.coverage.push_back(std::move(c));
+  };
   for (const auto& node : nodes) {
     for (const auto& [kind, pattern] : config.selectors) {
       std::string selector = loki_selector(pattern, node);
       // The name becomes a directory of the incident: "..", "a/b" or an
       // option-like name from a job.json is never asked for or written.
       if (!ff::valid_node_name(node)) {
-        fetch.coverage.push_back({{"collector", "loki:" + kind},
-                                  {"node", node},
-                                  {"status", "error"},
-                                  {"lines", 0},
-                                  {"detail", "not asked: not a node name"}});
+        report(kind, node, CoverageStatus::kError, 0, "not asked: not a node name");
         continue;
       }
       fs::path file = incident_dir / "nodes" / node / (kind + ".loki");
       std::error_code ec;
       Pull p;
       if (!down.empty()) {
-        fetch.coverage.push_back({{"collector", "loki:" + kind},
-                                  {"node", node},
-                                  {"status", "unreachable"},
-                                  {"lines", 0},
-                                  {"detail", selector + ": not asked: " + down}});
+        report(kind, node, CoverageStatus::kUnreachable, 0, selector + ": not asked: " + down);
         continue;
       }
       fs::create_directories(file.parent_path(), ec);
       std::ofstream out(file, std::ios::binary | std::ios::trunc);
       if (!out) {
-        p.status = "error";
+        p.status = CoverageStatus::kError;
         p.detail = "cannot write " + file.string();
       } else {
         p = pull(config, options, selector, start_ns, end_ns, out, fetch.requests);
         out.close();
         if (!out) {
-          p.status = "error";
+          p.status = CoverageStatus::kError;
           p.detail = "cannot write " + file.string();
         }
       }
       if (p.lines == 0) fs::remove(file, ec);
-      if (p.status == "unreachable" && p.detail.rfind("no reply", 0) == 0)
+      if (p.status == CoverageStatus::kUnreachable && p.detail.rfind("no reply", 0) == 0)
         down = "Loki did not answer for " + node + " (" + p.detail + ")";
       fetch.lines += p.lines;
-      fetch.coverage.push_back(
-          {{"collector", "loki:" + kind},
-           {"node", node},
-           {"status", p.status},
-           {"lines", p.lines},
-           {"detail", p.detail.empty() ? selector : selector + ": " + p.detail}});
+      report(kind, node, p.status, p.lines,
+             p.detail.empty() ? selector : selector + ": " + p.detail);
     }
   }
   return fetch;

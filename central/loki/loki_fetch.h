@@ -14,12 +14,13 @@
 #include <nlohmann/json.hpp>
 
 #include "central/loki/loki_config.h"
+#include "incident/coverage.h"
 
 namespace ff::sources {
 
 struct LokiFetch {
-  std::vector<nlohmann::json> coverage;  // {"collector": "loki:<kind>", "node", "status", ...}
-  std::uint64_t lines = 0;               // written over all files
+  std::vector<Coverage> coverage;  // "loki:<kind>", one per node and kind
+  std::uint64_t lines = 0;         // written over all files
   int requests = 0;
 };
 

@@ -14,10 +14,6 @@ namespace ff::sources {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-nlohmann::json MetricsCoverage::to_json() const {
-  return json{{"collector", collector}, {"status", status}, {"detail", detail}};
-}
-
 double prometheus_step_s(double wanted_step_s, Clock::time_point start, Clock::time_point end) {
   double range = std::chrono::duration<double>(end - start).count();
   double step = wanted_step_s > 0 ? wanted_step_s : 15;
@@ -26,6 +22,15 @@ double prometheus_step_s(double wanted_step_s, Clock::time_point start, Clock::t
 }
 
 namespace {
+
+// A query's entry: no node (one query asks for every node) and no line count.
+Coverage query_coverage(const std::string& name, CoverageStatus status, const std::string& detail) {
+  Coverage c;
+  c.collector = "prometheus:" + name;
+  c.status = status;
+  c.detail = detail;
+  return c;
+}
 
 std::string unix_seconds(Clock::time_point t) {
   char buf[64];
@@ -78,15 +83,15 @@ std::string node_of(const std::string& value, const std::regex& re) {
 
 }  // namespace
 
-MetricsCoverage judge_prometheus_reply(const std::string& name, long http_status,
-                                       const std::string& body, const PrometheusConfig& config,
-                                       const std::vector<std::string>& nodes,
-                                       const std::string& node_label) {
-  MetricsCoverage c{"prometheus:" + name, "error", ""};
+Coverage judge_prometheus_reply(const std::string& name, long http_status, const std::string& body,
+                                const PrometheusConfig& config,
+                                const std::vector<std::string>& nodes,
+                                const std::string& node_label) {
+  Coverage c = query_coverage(name, CoverageStatus::kError, "");
   json reply = json::parse(body, nullptr, false);
   bool is_api_reply = reply.is_object() && reply.contains("status") && reply["status"].is_string();
   if (http_status == 401 || http_status == 403) {
-    c.status = "unauthorised";
+    c.status = CoverageStatus::kUnauthorised;
     c.detail = "HTTP " + std::to_string(http_status) + ": " + first_line(body);
     return c;
   }
@@ -139,42 +144,41 @@ MetricsCoverage judge_prometheus_reply(const std::string& name, long http_status
              std::to_string(nodes.size() - silent.size()) + "/" + std::to_string(nodes.size()) +
              " nodes";
   if (result.empty()) {
-    c.status = "empty";
+    c.status = CoverageStatus::kEmpty;
     c.detail = "no series matched (is the exporter scraped, and is node_label '" + node_label +
                "' right?)";
     return c;
   }
-  c.status = "ok";
+  c.status = CoverageStatus::kOk;
   if (malformed) {
-    c.status = "partial";
+    c.status = CoverageStatus::kPartial;
     c.detail += "; " + std::to_string(malformed) + " malformed series";
   }
   if (!silent.empty()) {
-    c.status = "partial";
+    c.status = CoverageStatus::kPartial;
     std::string list;
     for (std::size_t i = 0; i < silent.size() && i < 20; ++i) list += (i ? ", " : "") + silent[i];
     if (silent.size() > 20) list += ", ...";
     c.detail += "; no series for " + list;
   }
   if (reply.contains("warnings") && reply["warnings"].is_array() && !reply["warnings"].empty()) {
-    c.status = "partial";
+    c.status = CoverageStatus::kPartial;
     const json& w = reply["warnings"][0];
     c.detail += "; Prometheus warned: " + (w.is_string() ? first_line(w.get<std::string>()) : "");
   }
   return c;
 }
 
-std::vector<MetricsCoverage> fetch_metrics(const PrometheusConfig& config,
-                                           const std::vector<std::string>& nodes,
-                                           Clock::time_point window_start,
-                                           Clock::time_point window_end,
-                                           const fs::path& incident_dir) {
-  std::vector<MetricsCoverage> out;
-  auto all = [&](const std::string& status, const std::string& detail) {
-    for (const auto& q : config.queries) out.push_back({"prometheus:" + q.name, status, detail});
+std::vector<Coverage> fetch_metrics(const PrometheusConfig& config,
+                                    const std::vector<std::string>& nodes,
+                                    Clock::time_point window_start, Clock::time_point window_end,
+                                    const fs::path& incident_dir) {
+  std::vector<Coverage> out;
+  auto all = [&](CoverageStatus status, const std::string& detail) {
+    for (const auto& q : config.queries) out.push_back(query_coverage(q.name, status, detail));
     return out;
   };
-  if (nodes.empty()) return all("error", "the job names no nodes: nothing asked");
+  if (nodes.empty()) return all(CoverageStatus::kError, "the job names no nodes: nothing asked");
   http::RequestOptions options;
   options.total_timeout_s = config.timeout_s;
   options.connect_timeout_s = std::min(5.0, config.timeout_s);
@@ -185,11 +189,12 @@ std::vector<MetricsCoverage> fetch_metrics(const PrometheusConfig& config,
   if (!config.bearer_token_file.empty()) {
     std::string error;
     options.bearer_token = read_token(config.bearer_token_file, error);
-    if (!error.empty()) return all("error", error);
+    if (!error.empty()) return all(CoverageStatus::kError, error);
   }
   std::error_code ec;
   fs::create_directories(incident_dir / "metrics", ec);
-  if (ec) return all("error", "cannot create " + (incident_dir / "metrics").string());
+  if (ec)
+    return all(CoverageStatus::kError, "cannot create " + (incident_dir / "metrics").string());
 
   auto start = window_start - std::chrono::duration_cast<Clock::duration>(
                                   std::chrono::duration<double>(config.margin_before_s));
@@ -207,18 +212,19 @@ std::vector<MetricsCoverage> fetch_metrics(const PrometheusConfig& config,
     http::Reply reply = http::get(config.url + "/api/v1/query_range", params, options);
     if (reply.status == 0) {
       bool too_large = reply.error.rfind("reply larger than", 0) == 0;
-      out.push_back({"prometheus:" + q.name, too_large ? "error" : "unreachable",
-                     reply.describe() + (too_large ? ": narrow the query or raise step_s" : "")});
+      out.push_back(query_coverage(
+          q.name, too_large ? CoverageStatus::kError : CoverageStatus::kUnreachable,
+          reply.describe() + (too_large ? ": narrow the query or raise step_s" : "")));
       continue;
     }
-    MetricsCoverage c =
-        judge_prometheus_reply(q.name, reply.status, reply.body, config, nodes, label);
+    Coverage c = judge_prometheus_reply(q.name, reply.status, reply.body, config, nodes, label);
     // A success reply is kept whatever it holds (an empty one says "no
     // series"); an error reply is described in the coverage instead.
-    if (c.status == "ok" || c.status == "empty" || c.status == "partial") {
+    if (c.status == CoverageStatus::kOk || c.status == CoverageStatus::kEmpty ||
+        c.status == CoverageStatus::kPartial) {
       std::string problem =
           write_atomically(incident_dir / "metrics" / (q.name + ".json"), reply.body);
-      if (!problem.empty()) c = {"prometheus:" + q.name, "error", problem};
+      if (!problem.empty()) c = query_coverage(q.name, CoverageStatus::kError, problem);
     }
     if (step != q.step_s.value_or(config.step_s))
       c.detail += "; step raised to " + std::string(step_text) + " s for the window's length";

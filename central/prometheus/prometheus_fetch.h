@@ -12,15 +12,9 @@
 #include <vector>
 
 #include "central/prometheus/prometheus_config.h"
+#include "incident/coverage.h"
 
 namespace ff::sources {
-
-struct MetricsCoverage {
-  std::string collector;  // "prometheus:<query name>"
-  std::string status;     // ok | empty | partial | unreachable | unauthorised | error
-  std::string detail;
-  nlohmann::json to_json() const;  // {"collector", "status", "detail"}: a job.json coverage entry
-};
 
 using Clock = std::chrono::system_clock;
 
@@ -32,17 +26,16 @@ double prometheus_step_s(double wanted_step_s, Clock::time_point start, Clock::t
 // window_end + margin_after]; writes <incident_dir>/metrics/<name>.json for
 // every success reply (an empty one too) and returns one entry per query, in
 // the config's order.
-std::vector<MetricsCoverage> fetch_metrics(const PrometheusConfig& config,
-                                           const std::vector<std::string>& nodes,
-                                           Clock::time_point window_start,
-                                           Clock::time_point window_end,
-                                           const std::filesystem::path& incident_dir);
+std::vector<Coverage> fetch_metrics(const PrometheusConfig& config,
+                                    const std::vector<std::string>& nodes,
+                                    Clock::time_point window_start, Clock::time_point window_end,
+                                    const std::filesystem::path& incident_dir);
 
 // The coverage of one reply (status, body), judged as fetch_metrics judges
 // it; `nodes` without any series make it `partial`.
-MetricsCoverage judge_prometheus_reply(const std::string& name, long http_status,
-                                       const std::string& body, const PrometheusConfig& config,
-                                       const std::vector<std::string>& nodes,
-                                       const std::string& node_label);
+Coverage judge_prometheus_reply(const std::string& name, long http_status, const std::string& body,
+                                const PrometheusConfig& config,
+                                const std::vector<std::string>& nodes,
+                                const std::string& node_label);
 
 }  // namespace ff::sources

@@ -15,6 +15,7 @@
 #include "collectors/window/job_window.h"
 #include "common/hostlist.h"
 #include "engine/read/bundle_paths.h"
+#include "incident/job_json.h"
 #include "incident/time/timestamp_parser.h"
 
 namespace ff::collect {
@@ -166,13 +167,13 @@ BuiltBundle build_bundle(const NodeConfig& config, const CollectRequest& request
       for (const auto& collector : fit_to_size(root, files, config.max_bundle_bytes)) {
         for (auto& c : job.coverage) {
           if (c.collector != collector) continue;
-          c.status = "truncated";
+          c.status = CoverageStatus::kTruncated;
           c.detail += "; oldest lines cut to fit max_bundle_bytes";
         }
       }
     }
     std::ofstream out(root / "job.json");
-    out << to_json(job).dump(2) << '\n';
+    out << job_json_text(to_json(job));
     out.flush();
     if (!out) throw std::runtime_error("cannot write " + (root / "job.json").string());
     out.close();

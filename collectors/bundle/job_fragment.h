@@ -8,14 +8,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "collectors/bundle/coverage.h"
 #include "collectors/sources/node_facts.h"
 #include "collectors/spool/job_records.h"
+#include "incident/coverage.h"
+#include "incident/job_info.h"
 #include "incident/time/time.h"
 
 namespace ff::collect {
-
-constexpr const char* kIncidentSchema = "firstfault.incident/v1";
 
 struct JobFragment {
   std::string job_id;
@@ -29,9 +28,15 @@ struct JobFragment {
   std::string node;               // this node, for node_info
   MaybeTime boot_time;
   std::vector<GpuInfo> gpus;
-  std::vector<CoverageEntry> coverage;
+  std::vector<Coverage> coverage;
 };
 
+// The fragment as the job model: this node's node_info, its ranks placed on
+// it when they name no node, each rank's GPUs by PCI id where known (else by
+// the indices the plugin saw).
+JobInfo job_info_of(const JobFragment& job);
+
+// The bundle's job.json (incident/job_json.h's writer, on job_info_of).
 nlohmann::json to_json(const JobFragment& job);
 
 }  // namespace ff::collect

@@ -55,13 +55,14 @@ AppOutputCopy copy_app_output(const std::string& path, const std::string& file_n
   const std::string shown = ff::printable_path(path);
   result.coverage.collector = "app";
   result.coverage.node = node;
-  result.coverage.status = "missing";
+  result.coverage.status = CoverageStatus::kMissing;
+  result.coverage.lines = 0;
   result.coverage.detail = shown;
   ff::UserFileOpen in = ff::open_user_file(path, owner);
   if (in.outcome != ff::UserFileOpen::Outcome::opened) {
     // Output on a file system this node does not see is normal: another node has it.
     bool missing = in.outcome == ff::UserFileOpen::Outcome::missing;
-    result.coverage.status = missing ? "missing" : "error";
+    result.coverage.status = missing ? CoverageStatus::kMissing : CoverageStatus::kError;
     result.coverage.detail =
         shown + ": " + in.problem +
         (in.outcome == ff::UserFileOpen::Outcome::refused ? ": not collected" : "");
@@ -74,7 +75,7 @@ AppOutputCopy copy_app_output(const std::string& path, const std::string& file_n
   std::filesystem::path out_path = bundle_root / "app" / file_name;
   int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (out < 0) {
-    result.coverage.status = "error";
+    result.coverage.status = CoverageStatus::kError;
     result.coverage.detail = out_path.string() + ": " + std::strerror(errno);
     return result;
   }
@@ -84,21 +85,23 @@ AppOutputCopy copy_app_output(const std::string& path, const std::string& file_n
       copy_tail_from_line_start(in.file.get(), out, from, from + std::min(size - from, max_bytes));
   std::uint64_t written = copy.written, lines = copy.lines;
   if (copy.write_failed) {
-    result.coverage.status = "error";
+    result.coverage.status = CoverageStatus::kError;
     result.coverage.detail = out_path.string() + ": write failed";
   }
   ::close(out);
-  if (result.coverage.status == "error") return result;
+  if (result.coverage.status == CoverageStatus::kError) return result;
   result.file = {"app/" + file_name, "app", written, false};
   result.coverage.lines = lines;
-  result.coverage.status = from > 0 ? "truncated" : (written ? "ok" : "empty");
+  result.coverage.status = from > 0  ? CoverageStatus::kTruncated
+                           : written ? CoverageStatus::kOk
+                                     : CoverageStatus::kEmpty;
   result.coverage.detail = from > 0 ? shown + ": the last " + std::to_string(written) + " of " +
                                           std::to_string(size) + " bytes"
                                     : shown;
   if (file_name != std::filesystem::path(path).filename().string())
     result.coverage.detail += "; kept as app/" + file_name;
   if (copy.lines_cut > 0) {
-    result.coverage.status = "truncated";
+    result.coverage.status = CoverageStatus::kTruncated;
     result.coverage.detail += "; " + std::to_string(copy.lines_cut) + " line(s) longer than " +
                               std::to_string(kMaxLineBytes) + " bytes cut";
   }

@@ -12,12 +12,12 @@
 #include <string>
 
 #include "collectors/bundle/bundle_file.h"
-#include "collectors/bundle/coverage.h"
+#include "incident/coverage.h"
 
 namespace ff::collect {
 
 struct AppOutputCopy {
-  CoverageEntry coverage;
+  Coverage coverage;
   BundleFile file;  // file.rel empty when nothing was copied
 };
 

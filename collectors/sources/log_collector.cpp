@@ -35,7 +35,8 @@ LogCollection collect_log_kind(const SourceGlobs& source, const std::string& nod
   LogCollection result;
   result.coverage.collector = source.kind;
   result.coverage.node = node;
-  result.coverage.status = "missing";
+  result.coverage.status = CoverageStatus::kMissing;
+  result.coverage.lines = 0;
   std::filesystem::path dir = bundle_root / "nodes" / node;
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -106,7 +107,7 @@ LogCollection collect_log_kind(const SourceGlobs& source, const std::string& nod
       std::filesystem::remove(out_path, ec);
       continue;
     }
-    result.coverage.lines += stats.lines_kept;
+    *result.coverage.lines += stats.lines_kept;
     staged.push_back(out_path);
     staged_bytes.push_back(stats.bytes_kept);
   }
@@ -133,7 +134,7 @@ LogCollection collect_log_kind(const SourceGlobs& source, const std::string& nod
       cover(kmsg.covered_from, kmsg.covered_until);
       read_ok.push_back(kKmsgPath);
       if (kmsg.lines > 0) {
-        result.coverage.lines += kmsg.lines;
+        *result.coverage.lines += kmsg.lines;
         result.files.push_back({"nodes/" + node + "/dmesg", source.kind, kmsg.bytes, true});
       }
     }
@@ -167,37 +168,37 @@ LogCollection collect_log_kind(const SourceGlobs& source, const std::string& nod
         notes.push_back(std::to_string(jr.lines_cut) + " journal line(s) cut to " +
                         std::to_string(kMaxLineBytes) + " bytes");
       if (jr.lines > 0) {
-        result.coverage.lines += jr.lines;
+        *result.coverage.lines += jr.lines;
         result.bytes_read += jr.bytes;
         result.files.push_back({"nodes/" + node + "/" + name, source.kind, jr.bytes, true});
       }
     }
   }
 
-  CoverageEntry& c = result.coverage;
+  Coverage& c = result.coverage;
   if (listed.files.empty() && !want_kmsg && !journal_read && errors.empty()) {
-    c.status = "missing";
+    c.status = CoverageStatus::kMissing;
     if (globs.empty() && journal.empty() && !want_kmsg)
       c.detail = "no path configured";
     else if (!globs.empty())
       c.detail = "no file matches " + join(globs, " ");
     if (!journal_missing.empty()) c.detail += (c.detail.empty() ? "" : "; ") + journal_missing;
   } else if (read_ok.empty() && !journal_read) {
-    c.status = "error";
+    c.status = CoverageStatus::kError;
     c.detail = join(errors, "; ");
   } else {
-    c.status = c.lines > 0 ? "ok" : "empty";
+    c.status = *c.lines > 0 ? CoverageStatus::kOk : CoverageStatus::kEmpty;
     c.detail = journal_read && read_ok.empty() ? "journal read"
                : journal_read ? std::to_string(read_ok.size()) + " file(s) and the journal read"
                               : std::to_string(read_ok.size()) + " file(s) read";
-    c.detail += c.lines > 0 ? "" : ", no line in the window";
+    c.detail += *c.lines > 0 ? "" : ", no line in the window";
     if (!journal_missing.empty()) notes.push_back(journal_missing);
     if (!notes.empty()) c.detail += "; " + join(notes, "; ");
     if (!errors.empty()) c.detail += "; " + join(errors, "; ");
-    if (lost) c.status = "truncated";  // some of the window is not in the bundle
+    if (lost) c.status = CoverageStatus::kTruncated;  // some of the window is not in the bundle
     if (covered_until > 0 && !lost) {
-      c.covers_from = format_time(covered_from);
-      c.covers_until = format_time(covered_until);
+      c.covers_from = covered_from;
+      c.covers_until = covered_until;
     }
   }
   return result;

@@ -8,15 +8,15 @@
 #include <vector>
 
 #include "collectors/bundle/bundle_file.h"
-#include "collectors/bundle/coverage.h"
 #include "collectors/config/node_config.h"
 #include "collectors/window/time_window.h"
+#include "incident/coverage.h"
 #include "incident/time/timestamp_parser.h"
 
 namespace ff::collect {
 
 struct LogCollection {
-  CoverageEntry coverage;
+  Coverage coverage;
   std::vector<BundleFile> files;
   std::uint64_t bytes_read = 0;
 };

@@ -5,15 +5,12 @@
 #include <string>
 #include <vector>
 
+#include "incident/job_info.h"
 #include "incident/time/time.h"
 
 namespace ff::collect {
 
-struct GpuInfo {
-  int index = -1;    // device minor
-  std::string pci;   // "00000000:3B:00.0", the form nvidia-smi and Xid lines use
-  std::string uuid;  // "GPU-..."
-};
+using GpuInfo = ff::GpuInfo;  // the job model's: index (device minor), PCI id, UUID
 
 // "btime" of /proc/stat (or of `proc_stat`, for tests).
 MaybeTime boot_time(const std::string& proc_stat = "/proc/stat");

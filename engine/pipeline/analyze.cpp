@@ -46,6 +46,11 @@ struct MetricsTally {
 
 constexpr const char* kPrometheusCollector = "prometheus:";
 
+// A status that reports something short of everything read.
+bool reported_short(const Coverage& c) {
+  return c.status != CoverageStatus::kUnstated && c.status != CoverageStatus::kOk;
+}
+
 // One coverage entry per metrics file, and one per query the collector
 // reported without a file: a query that failed is evidence missing, never
 // a node without faults.
@@ -57,14 +62,14 @@ void metrics_coverage(const JobInfo& job, const std::vector<MetricsTally>& metri
         status == "missing")
       failed += (failed.empty() ? "" : ", ") + what + " " + status;
   };
-  std::map<std::string, const CollectorCoverage*> reported;
+  std::map<std::string, const Coverage*> reported;
   for (const auto& c : job.coverage)
     if (c.collector.rfind(kPrometheusCollector, 0) == 0)
       reported[c.collector.substr(std::strlen(kPrometheusCollector))] = &c;
   std::set<std::string> with_file;
   for (const auto& m : metrics) {
     with_file.insert(m.query);
-    const CollectorCoverage* rep = reported.count(m.query) ? reported.at(m.query) : nullptr;
+    const Coverage* rep = reported.count(m.query) ? reported.at(m.query) : nullptr;
     std::string status, detail = m.rel + ": ";
     if (!m.ok) {
       status = "error";
@@ -91,18 +96,18 @@ void metrics_coverage(const JobInfo& job, const std::vector<MetricsTally>& metri
         detail += "; " + m.warnings.front();
       }
     }
-    if (rep && !rep->status.empty() && rep->status != "ok") {
+    if (rep && reported_short(*rep)) {
       if (status == "ok") status = "partial";
-      detail +=
-          "; collector reported " + rep->status + (rep->detail.empty() ? "" : ": " + rep->detail);
+      detail += "; collector reported " + rep->status_text() +
+                (rep->detail.empty() ? "" : ": " + rep->detail);
     }
     if (status != "ok") gaps.push_back(m.rel + " " + status);
-    failure(rep && !rep->status.empty() && rep->status != "ok" ? rep->status : status, m.rel);
+    failure(rep && reported_short(*rep) ? rep->status_text() : status, m.rel);
     out.push_back({"metrics", "", status, m.samples, detail});
   }
   for (const auto& [query, rep] : reported) {
     if (with_file.count(query)) continue;
-    std::string status = rep->status.empty() || rep->status == "ok" ? "missing" : rep->status;
+    std::string status = reported_short(*rep) ? rep->status_text() : "missing";
     std::string detail =
         rep->collector + ": " +
         (rep->detail.empty() ? "no metrics/" + query + ".json in the incident" : rep->detail);
@@ -133,16 +138,13 @@ void build_coverage(const JobInfo& job, const IncidentLayout& layout,
   for (const auto& c : job.coverage) kinds_seen.insert(kind_of(c.collector));
   // Per (node, kind): the first entry that did not deliver, else the first.
   // Indexed once: a job of thousands of nodes has thousands of entries.
-  auto failed = [](const CollectorCoverage& c) {
-    return !c.status.empty() && c.status != "ok" && c.status != "empty";
-  };
-  std::map<std::pair<std::string, std::string>, const CollectorCoverage*> by_node_kind;
+  auto failed = [](const Coverage& c) { return !c.delivered(); };
+  std::map<std::pair<std::string, std::string>, const Coverage*> by_node_kind;
   for (const auto& c : job.coverage) {
     auto [it, inserted] = by_node_kind.emplace(std::make_pair(c.node, kind_of(c.collector)), &c);
     if (!inserted && !failed(*it->second) && failed(c)) it->second = &c;
   }
-  auto reported = [&](const std::string& node,
-                      const std::string& kind) -> const CollectorCoverage* {
+  auto reported = [&](const std::string& node, const std::string& kind) -> const Coverage* {
     auto it = by_node_kind.find({node, kind});
     return it == by_node_kind.end() ? nullptr : it->second;
   };
@@ -150,7 +152,7 @@ void build_coverage(const JobInfo& job, const IncidentLayout& layout,
     bool has_kernel_msgs = false;
     for (const auto& kind : kNodeKinds) {
       auto it = tally.find({node, kind});
-      const CollectorCoverage* rep = reported(node, kind);
+      const Coverage* rep = reported(node, kind);
       if (it == tally.end()) {
         if (!kinds_seen.count(kind) && !rep) continue;
         std::string detail =
@@ -160,9 +162,8 @@ void build_coverage(const JobInfo& job, const IncidentLayout& layout,
           if (sys != tally.end() && sys->second.lines)
             detail = "no kernel log; kernel messages read from syslog";
         }
-        out.push_back({kind, node,
-                       rep && !rep->status.empty() && rep->status != "ok" ? rep->status : "missing",
-                       0, detail});
+        out.push_back(
+            {kind, node, rep && reported_short(*rep) ? rep->status_text() : "missing", 0, detail});
         continue;
       }
       const KindTally& t = it->second;
@@ -173,21 +174,22 @@ void build_coverage(const JobInfo& job, const IncidentLayout& layout,
         status = t.lines ? "partial" : "error";
         detail += "; " + t.problems.front();
       }
-      if (rep && rep->status != "ok" && rep->status != "empty" && !rep->status.empty()) {
+      if (rep && !rep->delivered()) {
         if (status == "ok") status = "partial";
         detail += "; " + (rep->collector == kind ? std::string("collector") : rep->collector) +
-                  " reported " + rep->status + (rep->detail.empty() ? "" : ": " + rep->detail);
+                  " reported " + rep->status_text() +
+                  (rep->detail.empty() ? "" : ": " + rep->detail);
       }
       out.push_back({kind, node, status, t.lines, detail});
     }
     // Kernel messages that a collector failed to fetch (Loki unreachable, a
     // journal it could not read) may be the ones that matter, even when the
     // node's syslog has other lines: the node is a coverage gap, not healthy.
-    const CollectorCoverage* kernel_rep = reported(node, "kernel");
-    bool kernel_failed =
-        kernel_rep &&
-        (kernel_rep->status == "unreachable" || kernel_rep->status == "unauthorised" ||
-         kernel_rep->status == "error" || kernel_rep->status == "partial");
+    const Coverage* kernel_rep = reported(node, "kernel");
+    bool kernel_failed = kernel_rep && (kernel_rep->status == CoverageStatus::kUnreachable ||
+                                        kernel_rep->status == CoverageStatus::kUnauthorised ||
+                                        kernel_rep->status == CoverageStatus::kError ||
+                                        kernel_rep->status == CoverageStatus::kPartial);
     if ((!has_kernel_msgs || kernel_failed) && job.has_node(node)) missing_kernel.insert(node);
   }
   for (const auto& [key, t] : tally) {
@@ -208,7 +210,8 @@ void build_coverage(const JobInfo& job, const IncidentLayout& layout,
     std::string kind = kind_of(c.collector);
     if (std::find(kNodeKinds.begin(), kNodeKinds.end(), kind) != kNodeKinds.end()) continue;
     if (c.collector.rfind("prometheus", 0) == 0) continue;
-    out.push_back({c.collector, c.node, c.status.empty() ? "ok" : c.status, 0, c.detail});
+    out.push_back({c.collector, c.node,
+                   c.status == CoverageStatus::kUnstated ? "ok" : c.status_text(), 0, c.detail});
   }
   // A job Kubernetes ran has no slurmctld log to miss.
   if (!tally.count({"", "slurmctld"}) && !kubernetes)
@@ -334,7 +337,7 @@ AnalyzeResult analyze_incident(const std::filesystem::path& dir, const CompiledR
   // job's window is what makes a copy of a kernel message in syslog a copy.
   for (const auto& c : job.coverage) {
     if (c.collector != "kernel" || c.node.empty() || !c.covers_from || !c.covers_until) continue;
-    if (c.status != "ok" && c.status != "empty") continue;
+    if (c.status != CoverageStatus::kOk && c.status != CoverageStatus::kEmpty) continue;
     SourceSpan& span = ctx.kernel_spans[c.node];
     span.read_whole = true;
     if (!span.first || *c.covers_from < *span.first) span.first = c.covers_from;

@@ -4,6 +4,7 @@
 // one selector per node and kind, and coverage for every way it can fail.
 #include <gtest/gtest.h>
 #include <unistd.h>
+#include <optional>
 
 #include <filesystem>
 #include <fstream>
@@ -43,10 +44,12 @@ LokiConfig config(const FakeLoki& loki, std::size_t limit = 1000) {
   return c;
 }
 
-const nlohmann::json* coverage_of(const ff::sources::LokiFetch& f, const std::string& node) {
+// The node's entry as job.json holds it.
+std::optional<nlohmann::json> coverage_of(const ff::sources::LokiFetch& f,
+                                          const std::string& node) {
   for (const auto& c : f.coverage)
-    if (c["node"] == node) return &c;
-  return nullptr;
+    if (c.node == node) return to_json(c);
+  return std::nullopt;
 }
 
 TEST(LokiFetch, PagesThroughTheWindowInTimeOrder) {
@@ -76,8 +79,8 @@ TEST(LokiFetch, PagesThroughTheWindowInTimeOrder) {
   EXPECT_EQ(lines.front(), "a 0");
   EXPECT_EQ(lines.back(), "b 1249");
   EXPECT_EQ(unique.count("before"), 0u);
-  const auto* c = coverage_of(fetch, "n1");
-  ASSERT_NE(c, nullptr);
+  const auto c = coverage_of(fetch, "n1");
+  ASSERT_TRUE(c.has_value());
   EXPECT_EQ((*c)["status"], "ok");
   EXPECT_EQ((*c)["collector"], "loki:kernel");
   EXPECT_EQ((*c)["lines"], 2500);
@@ -127,8 +130,8 @@ TEST(LokiFetch, NameThatIsNotANodeIsNeverAPath) {
   EXPECT_FALSE(fs::exists(incident / "nodes/n3"));
   EXPECT_EQ(loki.requests(), 1) << "a selector was sent for a name that is not a node";
   for (const char* bad : {"../../escaped", "-n2", "n3/x"}) {
-    const auto* c = coverage_of(fetch, bad);
-    ASSERT_NE(c, nullptr) << bad;
+    const auto c = coverage_of(fetch, bad);
+    ASSERT_TRUE(c.has_value()) << bad;
     EXPECT_EQ((*c)["status"], "error") << bad;
     EXPECT_EQ((*c)["detail"], "not asked: not a node name") << bad;
   }
@@ -157,7 +160,7 @@ TEST(LokiFetch, FailuresAreCoverageNotHealth) {
     LokiConfig c = config(loki);
     c.selectors["kernel"] = "{host=\"%n\"";  // not a selector Loki can parse
     auto bad = fetch_loki_logs(c, {"n1"}, kStart, kEnd, dir.path());
-    const auto& cov = *coverage_of(bad, "n1");
+    const auto cov = *coverage_of(bad, "n1");
     EXPECT_EQ(cov["status"], "error");
     EXPECT_NE(cov["detail"].get<std::string>().find("parse error"), std::string::npos) << cov;
   }
@@ -192,7 +195,7 @@ TEST(LokiFetch, TooManyEntriesInOneNanosecondIsPartial) {
   loki.add_stream("{host=\"n1\", source=\"kernel\"}", {{"host", "n1"}}, same);
   ScratchDirectory dir{"loki"};
   auto fetch = fetch_loki_logs(config(loki, 2), {"n1"}, kStart, kEnd, dir.path());
-  const auto& cov = *coverage_of(fetch, "n1");
+  const auto cov = *coverage_of(fetch, "n1");
   EXPECT_EQ(cov["status"], "partial");
   EXPECT_NE(cov["detail"].get<std::string>().find("share one time stamp"), std::string::npos);
   EXPECT_EQ(lines_of(dir.path() / "nodes/n1/kernel.loki").size(), 2u);

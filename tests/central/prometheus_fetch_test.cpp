@@ -93,7 +93,7 @@ TEST(PrometheusFetch, SuccessIsStoredAsSentAndAsksForTheWindowWithMargins) {
   auto cov = fetch_metrics(config_for(prom.url()), kNodes, kStart, kEnd, dir.path());
   ASSERT_EQ(cov.size(), 1u);
   EXPECT_EQ(cov[0].collector, "prometheus:up");
-  EXPECT_EQ(cov[0].status, "ok") << cov[0].detail;
+  EXPECT_EQ(cov[0].status_text(), "ok") << cov[0].detail;
   EXPECT_EQ(cov[0].detail, "2 series, 2 samples, 2/2 nodes");
   EXPECT_EQ(read_file(dir.path() / "metrics" / "up.json"), body);  // byte for byte
   auto reqs = prom.requests();
@@ -115,7 +115,7 @@ TEST(PrometheusFetch, RefusedConnectionIsUnreachableAndWritesNothing) {
   auto cov = fetch_metrics(config_for("http://127.0.0.1:" + std::to_string(port)), kNodes, kStart,
                            kEnd, dir.path());
   ASSERT_EQ(cov.size(), 1u);
-  EXPECT_EQ(cov[0].status, "unreachable");
+  EXPECT_EQ(cov[0].status_text(), "unreachable");
   EXPECT_NE(cov[0].detail.find("no reply"), std::string::npos) << cov[0].detail;
   EXPECT_FALSE(fs::exists(dir.path() / "metrics" / "up.json"));
 }
@@ -131,7 +131,7 @@ TEST(PrometheusFetch, SlowServerIsUnreachableWithinTheTimeout) {
   auto t0 = std::chrono::steady_clock::now();
   auto cov = fetch_metrics(c, kNodes, kStart, kEnd, dir.path());
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(1200));
-  EXPECT_EQ(cov.at(0).status, "unreachable") << cov[0].detail;
+  EXPECT_EQ(cov.at(0).status_text(), "unreachable") << cov[0].detail;
 }
 
 TEST(PrometheusFetch, BearerTokenIsSentAnd401IsUnauthorised) {
@@ -148,13 +148,13 @@ TEST(PrometheusFetch, BearerTokenIsSentAnd401IsUnauthorised) {
   PrometheusConfig c = config_for(prom.url());
   c.bearer_token_file = (dir.path() / "token").string();
   auto cov = fetch_metrics(c, kNodes, kStart, kEnd, dir.path());
-  EXPECT_EQ(cov.at(0).status, "unauthorised");
+  EXPECT_EQ(cov.at(0).status_text(), "unauthorised");
   EXPECT_EQ(cov[0].detail, "HTTP 401: Unauthorized");
   EXPECT_FALSE(fs::exists(dir.path() / "metrics" / "up.json"));
 
   std::ofstream(dir.path() / "token") << "s3cret\n";
   cov = fetch_metrics(c, kNodes, kStart, kEnd, dir.path());
-  EXPECT_EQ(cov.at(0).status, "ok") << cov[0].detail;
+  EXPECT_EQ(cov.at(0).status_text(), "ok") << cov[0].detail;
 }
 
 TEST(PrometheusFetch, MissingTokenFileIsAnErrorBeforeAnyRequest) {
@@ -165,7 +165,7 @@ TEST(PrometheusFetch, MissingTokenFileIsAnErrorBeforeAnyRequest) {
   PrometheusConfig c = config_for(prom.url());
   c.bearer_token_file = (dir.path() / "nope").string();
   auto cov = fetch_metrics(c, kNodes, kStart, kEnd, dir.path());
-  EXPECT_EQ(cov.at(0).status, "error");
+  EXPECT_EQ(cov.at(0).status_text(), "error");
   EXPECT_NE(cov[0].detail.find("cannot read bearer_token_file"), std::string::npos);
   EXPECT_TRUE(prom.requests().empty());
 }
@@ -186,7 +186,7 @@ TEST(PrometheusFetch, MalformedRepliesAreErrors) {
     });
     ScratchDirectory dir{"prometheus"};
     auto cov = fetch_metrics(config_for(prom.url()), kNodes, kStart, kEnd, dir.path());
-    EXPECT_EQ(cov.at(0).status, "error") << body;
+    EXPECT_EQ(cov.at(0).status_text(), "error") << body;
     EXPECT_NE(cov[0].detail.find(why), std::string::npos) << cov[0].detail;
     EXPECT_FALSE(fs::exists(dir.path() / "metrics" / "up.json")) << body;
   }
@@ -201,7 +201,7 @@ TEST(PrometheusFetch, RefusedQueryKeepsPrometheusExplanation) {
   });
   ScratchDirectory dir{"prometheus"};
   auto cov = fetch_metrics(config_for(prom.url()), kNodes, kStart, kEnd, dir.path());
-  EXPECT_EQ(cov.at(0).status, "error");
+  EXPECT_EQ(cov.at(0).status_text(), "error");
   EXPECT_EQ(cov[0].detail, "HTTP 400 bad_data: 1:5: parse error: unexpected \"}\"");
 }
 
@@ -211,7 +211,7 @@ TEST(PrometheusFetch, EmptyResultIsEmptyAndStillStored) {
   });
   ScratchDirectory dir{"prometheus"};
   auto cov = fetch_metrics(config_for(prom.url()), kNodes, kStart, kEnd, dir.path());
-  EXPECT_EQ(cov.at(0).status, "empty");
+  EXPECT_EQ(cov.at(0).status_text(), "empty");
   EXPECT_TRUE(fs::exists(dir.path() / "metrics" / "up.json"));
 }
 
@@ -231,9 +231,9 @@ TEST(PrometheusFetch, NodeWithoutSeriesOrWarningsArePartial) {
                                             {"warned", "warned", std::nullopt, std::nullopt}}),
                     kNodes, kStart, kEnd, dir.path());
   ASSERT_EQ(cov.size(), 2u);
-  EXPECT_EQ(cov[0].status, "partial");
+  EXPECT_EQ(cov[0].status_text(), "partial");
   EXPECT_NE(cov[0].detail.find("no series for gpu-a02"), std::string::npos) << cov[0].detail;
-  EXPECT_EQ(cov[1].status, "partial");
+  EXPECT_EQ(cov[1].status_text(), "partial");
   EXPECT_NE(cov[1].detail.find("store s3 unavailable"), std::string::npos) << cov[1].detail;
   EXPECT_TRUE(fs::exists(dir.path() / "metrics" / "warned.json"));
 }

@@ -174,15 +174,15 @@ TEST(PrometheusRealServer, CounterJumpUpZeroAndVanishedTargetBecomeEvents) {
   fs::path incident = dir / "incident";
   auto cov = fetch_metrics(config, nodes, t0, t_end, incident);
 
-  std::map<std::string, MetricsCoverage> by_name;
+  std::map<std::string, ff::Coverage> by_name;
   for (const auto& c : cov) by_name[c.collector] = c;
   ASSERT_EQ(by_name.size(), config.queries.size());
-  EXPECT_EQ(by_name["prometheus:ib_port_errors"].status, "ok")
+  EXPECT_EQ(by_name["prometheus:ib_port_errors"].status_text(), "ok")
       << by_name["prometheus:ib_port_errors"].detail;
-  EXPECT_EQ(by_name["prometheus:up"].status, "ok") << by_name["prometheus:up"].detail;
+  EXPECT_EQ(by_name["prometheus:up"].status_text(), "ok") << by_name["prometheus:up"].detail;
   // No DCGM exporter here: its queries are empty, not healthy.
-  EXPECT_EQ(by_name["prometheus:gpu_xid"].status, "empty");
-  EXPECT_EQ(by_name["prometheus:nvlink_errors"].status, "empty");
+  EXPECT_EQ(by_name["prometheus:gpu_xid"].status_text(), "empty");
+  EXPECT_EQ(by_name["prometheus:nvlink_errors"].status_text(), "empty");
 
   // The file is Prometheus's own reply: the counter's jump is in it.
   json ib = json::parse(std::ifstream(incident / "metrics" / "ib_port_errors.json"));
@@ -202,7 +202,7 @@ TEST(PrometheusRealServer, CounterJumpUpZeroAndVanishedTargetBecomeEvents) {
               {"end_time", iso(t_end)},
               {"nodes", nodes},
               {"coverage", json::array()}};
-  for (const auto& c : cov) job["coverage"].push_back(c.to_json());
+  for (const auto& c : cov) job["coverage"].push_back(to_json(c));
   std::ofstream(incident / "job.json") << job.dump(2);
   std::vector<RuleError> rule_errors;
   auto rules = load_rules(true, {}, rule_errors);

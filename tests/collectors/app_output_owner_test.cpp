@@ -47,7 +47,7 @@ TEST_F(AppOutputOwner, TheJobUsersFileIsCopied) {
   testing::write_file(dir / "slurm-1.out", "Traceback\nRuntimeError: x\n");
   ASSERT_EQ(::chown((dir / "slurm-1.out").c_str(), kJobUser, kJobUser), 0);
   AppOutputCopy c = copy("slurm-1.out");
-  EXPECT_EQ(c.coverage.status, "ok") << c.coverage.detail;
+  EXPECT_EQ(c.coverage.status_text(), "ok") << c.coverage.detail;
   EXPECT_EQ(testing::read_file(dir / "b/app/slurm-1.out"), "Traceback\nRuntimeError: x\n");
 }
 
@@ -65,7 +65,7 @@ TEST_F(AppOutputOwner, SymlinkToARootFileIsRefusedUnopened) {
   OpenWatch watch;
   watch.watch((dir / "secret").string());
   AppOutputCopy c = copy("slurm-2.out");
-  EXPECT_EQ(c.coverage.status, "error");
+  EXPECT_EQ(c.coverage.status_text(), "error");
   EXPECT_NE(c.coverage.detail.find("symbolic link"), std::string::npos) << c.coverage.detail;
   EXPECT_TRUE(c.file.rel.empty());
   EXPECT_FALSE(copied("slurm-2.out"));
@@ -80,7 +80,7 @@ TEST_F(AppOutputOwner, SymlinkToTheUsersOwnFileIsRefused) {
   ASSERT_EQ(::chown((dir / "real.out").c_str(), kJobUser, kJobUser), 0);
   std::filesystem::create_symlink(dir / "real.out", dir / "slurm-2.out");
   AppOutputCopy c = copy("slurm-2.out");
-  EXPECT_EQ(c.coverage.status, "error");
+  EXPECT_EQ(c.coverage.status_text(), "error");
   EXPECT_NE(c.coverage.detail.find("symbolic link"), std::string::npos) << c.coverage.detail;
   EXPECT_FALSE(copied("slurm-2.out"));
 }
@@ -90,7 +90,7 @@ TEST_F(AppOutputOwner, HardLinkToARootFileIsRefusedUnopened) {
   OpenWatch watch;
   watch.watch((dir / "secret").string());
   AppOutputCopy c = copy("slurm-3.out");
-  EXPECT_EQ(c.coverage.status, "error");
+  EXPECT_EQ(c.coverage.status_text(), "error");
   EXPECT_NE(c.coverage.detail.find("owned by uid 0"), std::string::npos) << c.coverage.detail;
   EXPECT_FALSE(copied("slurm-3.out"));
   EXPECT_EQ(watch.events(), 0) << "the collector opened a root-only file";
@@ -103,7 +103,7 @@ TEST_F(AppOutputOwner, AnotherUsersFileIsRefusedUnopened) {
   OpenWatch watch;
   watch.watch((dir / "slurm-8.out").string());
   AppOutputCopy c = copy("slurm-8.out");
-  EXPECT_EQ(c.coverage.status, "error");
+  EXPECT_EQ(c.coverage.status_text(), "error");
   EXPECT_NE(c.coverage.detail.find("owned by uid 12345, not by the job's user (uid 65534)"),
             std::string::npos)
       << c.coverage.detail;
@@ -123,11 +123,11 @@ TEST_F(AppOutputOwner, FifoAndDeviceAreRefusedUnopenedWithoutWaiting) {
   watch.watch((dir / "slurm-4.out").string());
   watch.watch((dir / "device").string());
   AppOutputCopy fifo = copy("slurm-4.out");  // no writer: a blocking open would hang here
-  EXPECT_EQ(fifo.coverage.status, "error");
+  EXPECT_EQ(fifo.coverage.status_text(), "error");
   EXPECT_NE(fifo.coverage.detail.find("a FIFO, not a regular file"), std::string::npos)
       << fifo.coverage.detail;
   AppOutputCopy device = copy("device");
-  EXPECT_EQ(device.coverage.status, "error");
+  EXPECT_EQ(device.coverage.status_text(), "error");
   EXPECT_NE(device.coverage.detail.find("a character device, not a regular file"),
             std::string::npos)
       << device.coverage.detail;
@@ -148,7 +148,7 @@ TEST_F(AppOutputOwner, SymlinkToAFifoOrADeviceIsNeverOpened) {
   watch.watch((dir / "device").string());
   for (const char* name : {"slurm-7.out", "slurm-7.err"}) {
     AppOutputCopy c = copy(name);
-    EXPECT_EQ(c.coverage.status, "error") << name;
+    EXPECT_EQ(c.coverage.status_text(), "error") << name;
     EXPECT_NE(c.coverage.detail.find("symbolic link"), std::string::npos) << c.coverage.detail;
     EXPECT_FALSE(copied(name));
   }
@@ -171,7 +171,7 @@ TEST_F(AppOutputOwner, ASparseFileGrowingWhileReadGivesAtMostTheLimit) {
   AppOutputCopy c = copy_app_output((dir / "slurm-9.out").string(), "slurm-9.out", "n1", dir / "b",
                                     kLimit, kJobUser);
   std::uint64_t read = ff::test_support::bytes_read_by_this_process() - before;
-  EXPECT_EQ(c.coverage.status, "truncated") << c.coverage.detail;
+  EXPECT_EQ(c.coverage.status_text(), "truncated") << c.coverage.detail;
   EXPECT_LE(c.file.bytes, kLimit);
   EXPECT_LE(std::filesystem::file_size(dir / "b/app/slurm-9.out"), kLimit);
   EXPECT_LE(read, kLimit + 64 * 1024) << "the collector read " << read << " bytes";
@@ -185,7 +185,7 @@ TEST(PrintablePath, OnlyPrintableAsciiStays) {
 TEST_F(AppOutputOwner, UnknownOwnerCopiesNothing) {
   testing::write_file(dir / "slurm-5.out", "x\n");
   AppOutputCopy c = copy("slurm-5.out", std::nullopt);
-  EXPECT_EQ(c.coverage.status, "error");
+  EXPECT_EQ(c.coverage.status_text(), "error");
   EXPECT_NE(c.coverage.detail.find("unknown"), std::string::npos) << c.coverage.detail;
   EXPECT_FALSE(copied("slurm-5.out"));
 }
@@ -196,7 +196,7 @@ TEST_F(AppOutputOwner, OverlongLinesAreCut) {
   ASSERT_EQ(::chown((dir / "slurm-6.out").c_str(), kJobUser, kJobUser), 0);
   AppOutputCopy c = copy_app_output((dir / "slurm-6.out").string(), "slurm-6.out", "n1", dir / "b",
                                     16 << 20, kJobUser);
-  EXPECT_EQ(c.coverage.status, "truncated");
+  EXPECT_EQ(c.coverage.status_text(), "truncated");
   EXPECT_NE(c.coverage.detail.find("1 line(s) longer than"), std::string::npos)
       << c.coverage.detail;
   EXPECT_EQ(testing::read_file(dir / "b/app/slurm-6.out"),

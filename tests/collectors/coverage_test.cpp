@@ -27,19 +27,19 @@ TEST_F(Coverage, NoMatchingFileIsMissing) {
   LogCollection c = collect("fabricmanager", {(dir / "nope*.log").string()});
   EXPECT_EQ(c.coverage.collector, "fabricmanager");
   EXPECT_EQ(c.coverage.node, "n1");
-  EXPECT_EQ(c.coverage.status, "missing");
+  EXPECT_EQ(c.coverage.status_text(), "missing");
   EXPECT_NE(c.coverage.detail.find("no file matches"), std::string::npos);
 }
 
 TEST_F(Coverage, NoPathConfiguredIsMissing) {
-  EXPECT_EQ(collect("slurmd", {}).coverage.status, "missing");
+  EXPECT_EQ(collect("slurmd", {}).coverage.status_text(), "missing");
 }
 
 TEST_F(Coverage, UnreadableSourceIsAnError) {
   std::filesystem::create_directories(dir / "kern.log");  // a directory where a file should be
   ::mkfifo((dir / "kern.fifo").c_str(), 0600);            // must not block the collector
   LogCollection c = collect("syslog", {(dir / "kern.log").string(), (dir / "kern.fifo").string()});
-  EXPECT_EQ(c.coverage.status, "error");
+  EXPECT_EQ(c.coverage.status_text(), "error");
   EXPECT_NE(c.coverage.detail.find("kern.log"), std::string::npos);
   EXPECT_NE(c.coverage.detail.find("kern.fifo"), std::string::npos);
 }
@@ -47,7 +47,7 @@ TEST_F(Coverage, UnreadableSourceIsAnError) {
 TEST_F(Coverage, NothingInTheWindowIsEmpty) {
   testing::write_file(dir / "slurmd.log", "[2026-11-01T10:00:00.000] old\n");
   LogCollection c = collect("slurmd", {(dir / "slurmd.log").string()});
-  EXPECT_EQ(c.coverage.status, "empty");
+  EXPECT_EQ(c.coverage.status_text(), "empty");
   EXPECT_EQ(c.coverage.lines, 0u);
   EXPECT_TRUE(c.files.empty());
 }
@@ -56,7 +56,7 @@ TEST_F(Coverage, OneReadableFileIsEnoughForOk) {
   testing::write_file(dir / "slurmd.log", "[2026-11-02T10:30:00.000] error: x\n");
   std::filesystem::create_directories(dir / "slurmd.log.1");
   LogCollection c = collect("slurmd", {(dir / "slurmd.log*").string()});
-  EXPECT_EQ(c.coverage.status, "ok");
+  EXPECT_EQ(c.coverage.status_text(), "ok");
   EXPECT_EQ(c.coverage.lines, 1u);
   EXPECT_NE(c.coverage.detail.find("slurmd.log.1"), std::string::npos);  // the failure is named
 }
@@ -64,7 +64,7 @@ TEST_F(Coverage, OneReadableFileIsEnoughForOk) {
 TEST_F(Coverage, AppOutputMissingOrCut) {
   AppOutputCopy missing = copy_app_output((dir / "slurm-1.out").string(), "slurm-1.out", "n1",
                                           dir / "b", 100, ::getuid());
-  EXPECT_EQ(missing.coverage.status, "missing");
+  EXPECT_EQ(missing.coverage.status_text(), "missing");
   EXPECT_TRUE(missing.file.rel.empty());
 
   std::string text;
@@ -72,7 +72,7 @@ TEST_F(Coverage, AppOutputMissingOrCut) {
   testing::write_file(dir / "slurm-2.out", text);
   AppOutputCopy cut = copy_app_output((dir / "slurm-2.out").string(), "slurm-2.out", "n1",
                                       dir / "b", 50, ::getuid());
-  EXPECT_EQ(cut.coverage.status, "truncated");
+  EXPECT_EQ(cut.coverage.status_text(), "truncated");
   EXPECT_EQ(cut.file.rel, "app/slurm-2.out");
   std::string kept = testing::read_file(dir / "b/app/slurm-2.out");
   EXPECT_LE(kept.size(), 50u);

@@ -164,7 +164,7 @@ std::vector<Entry> night() {
 TEST_F(JournalSource, KernelMatchKeepsTheWindowsKernelEntriesInShortIsoForm) {
   write_journal(night());
   LogCollection c = collect("kernel", {"journal:kernel"});
-  EXPECT_EQ(c.coverage.status, "ok") << c.coverage.detail;
+  EXPECT_EQ(c.coverage.status_text(), "ok") << c.coverage.detail;
   EXPECT_EQ(c.coverage.lines, 2u);
   ASSERT_EQ(c.files.size(), 1u);
   EXPECT_EQ(c.files[0].rel, "nodes/n1/kernel-journal");
@@ -178,7 +178,7 @@ TEST_F(JournalSource, KernelMatchKeepsTheWindowsKernelEntriesInShortIsoForm) {
 TEST_F(JournalSource, UnitMatchTakesTheUnitAndSystemdsLinesAboutIt) {
   write_journal(night());
   LogCollection c = collect("slurmd", {"journal:unit=slurmd.service"});
-  EXPECT_EQ(c.coverage.status, "ok") << c.coverage.detail;
+  EXPECT_EQ(c.coverage.status_text(), "ok") << c.coverage.detail;
   EXPECT_EQ(bundle_file("slurmd"),
             "2026-11-02T10:00:00.000000+00:00 n1 slurmd[4242]: slurmd: launching job 77\n"
             "2026-11-02T10:45:00.000000+00:00 n1 systemd[1]: slurmd.service: Main process "
@@ -219,46 +219,47 @@ TEST_F(JournalSource, NothingInTheWindowIsEmpty) {
                  unit(at("2026-11-02T10:30:00Z"), "slurmd.service", "slurmd", "1", "not kernel"),
                  kernel(at("2026-11-02T12:00:00Z"), "late")});
   LogCollection c = collect("kernel", {"journal:kernel"});
-  EXPECT_EQ(c.coverage.status, "empty") << c.coverage.detail;
+  EXPECT_EQ(c.coverage.status_text(), "empty") << c.coverage.detail;
   EXPECT_EQ(c.coverage.lines, 0u);
   EXPECT_TRUE(c.files.empty());
   EXPECT_FALSE(std::filesystem::exists(dir / "bundle/nodes/n1/kernel-journal"));
   // Read over the whole window: a kernel message absent from it was not
   // logged, which is what sets a forged copy in syslog aside.
-  EXPECT_EQ(c.coverage.covers_from, "2026-11-02T10:00:00Z");
-  EXPECT_EQ(c.coverage.covers_until, "2026-11-02T11:00:00Z");
+  EXPECT_EQ(to_json(c.coverage)["covers_from"], "2026-11-02T10:00:00Z");
+  EXPECT_EQ(to_json(c.coverage)["covers_until"], "2026-11-02T11:00:00Z");
   EXPECT_EQ(to_json(c.coverage)["covers_until"], "2026-11-02T11:00:00Z");
 }
 
 TEST_F(JournalSource, NoJournalIsMissingNeverEmpty) {
   // No directory at all.
   LogCollection c = collect("kernel", {"journal:kernel"});
-  EXPECT_EQ(c.coverage.status, "missing");
+  EXPECT_EQ(c.coverage.status_text(), "missing");
   EXPECT_NE(c.coverage.detail.find("no journal directory " + journal_dir.string()),
             std::string::npos)
       << c.coverage.detail;
   // A directory without journal files.
   std::filesystem::create_directories(journal_dir);
   c = collect("kernel", {"journal:kernel"});
-  EXPECT_EQ(c.coverage.status, "missing");
+  EXPECT_EQ(c.coverage.status_text(), "missing");
   EXPECT_NE(c.coverage.detail.find("no journal file"), std::string::npos) << c.coverage.detail;
-  EXPECT_TRUE(c.coverage.covers_until.empty());  // missing vouches for nothing
+  EXPECT_FALSE(c.coverage.covers_until.has_value());  // missing vouches for nothing
   // A journal rotated away before the job: no evidence, not a quiet node.
   write_journal({kernel(at("2026-11-02T12:00:00Z"), "later")});
   c = collect("kernel", {"journal:kernel"});
-  EXPECT_EQ(c.coverage.status, "missing");
+  EXPECT_EQ(c.coverage.status_text(), "missing");
   EXPECT_NE(c.coverage.detail.find("after the window"), std::string::npos) << c.coverage.detail;
 }
 
 TEST_F(JournalSource, JournalBeginningInsideTheWindowSaysSo) {
   write_journal({kernel(at("2026-11-02T10:30:00Z"), "first entry kept")});
   LogCollection c = collect("kernel", {"journal:kernel"});
-  EXPECT_EQ(c.coverage.status, "ok");
+  EXPECT_EQ(c.coverage.status_text(), "ok");
   EXPECT_NE(c.coverage.detail.find("begins at 2026-11-02T10:30:00.000000+00:00, inside the window"),
             std::string::npos)
       << c.coverage.detail;
-  EXPECT_EQ(c.coverage.covers_from, "2026-11-02T10:30:00Z");  // not before its first entry
-  EXPECT_EQ(c.coverage.covers_until, "2026-11-02T11:00:00Z");
+  EXPECT_EQ(to_json(c.coverage)["covers_from"],
+            "2026-11-02T10:30:00Z");  // not before its first entry
+  EXPECT_EQ(to_json(c.coverage)["covers_until"], "2026-11-02T11:00:00Z");
 }
 
 // (Files in syslog: the kernel kind takes the kernel's own records only.)
@@ -266,7 +267,7 @@ TEST_F(JournalSource, FilesAndJournalInOneKind) {
   write_journal(night());
   write_file(dir / "logs/kern.log", "2026-11-02T10:20:00+00:00 n1 kernel: from the file\n");
   LogCollection c = collect("syslog", {(dir / "logs/kern.log*").string(), "journal:kernel"});
-  EXPECT_EQ(c.coverage.status, "ok");
+  EXPECT_EQ(c.coverage.status_text(), "ok");
   EXPECT_EQ(c.coverage.lines, 3u);
   ASSERT_EQ(c.files.size(), 2u);
   EXPECT_EQ(c.files[0].rel, "nodes/n1/syslog");
@@ -279,7 +280,7 @@ TEST_F(JournalSource, HugeMessageIsCutAtTheLineLimit) {
   write_journal({kernel(at("2026-11-02T10:10:00Z"), "NVRM: Xid 79 " + huge),
                  kernel(at("2026-11-02T10:10:01Z"), "the next entry, whole")});
   LogCollection c = collect("kernel", {"journal:kernel"});
-  EXPECT_EQ(c.coverage.status, "ok");
+  EXPECT_EQ(c.coverage.status_text(), "ok");
   EXPECT_EQ(c.coverage.lines, 2u);
   EXPECT_NE(c.coverage.detail.find("1 journal line(s) cut"), std::string::npos)
       << c.coverage.detail;
@@ -296,7 +297,7 @@ TEST_F(JournalSource, BinaryMessagesAreEscapedAndLinesContinue) {
   write_journal({unit(at("2026-11-02T10:20:00Z"), "slurmd.service", "slurmd", "7", blob),
                  unit(at("2026-11-02T10:20:01Z"), "slurmd.service", "slurmd", "7", "after")});
   LogCollection c = collect("slurmd", {"journal:unit=slurmd.service"});
-  EXPECT_EQ(c.coverage.status, "ok");
+  EXPECT_EQ(c.coverage.status_text(), "ok");
   EXPECT_EQ(c.coverage.lines, 2u);
   std::string prefix = "2026-11-02T10:20:00.000000+00:00 n1 slurmd[7]: ";
   EXPECT_EQ(bundle_file("slurmd"), prefix + "GPU\\x00fault \\xff\\xfe caf\xc3\xa9\\x0d\n" +
@@ -376,7 +377,7 @@ TEST_F(JournalSource, TheEngineFindsAnXidReadFromTheJournal) {
   std::filesystem::path incident = dir / "bundle";
   LogCollection k = collect("kernel", {"journal:kernel"});
   LogCollection s = collect("slurmd", {"journal:unit=slurmd.service"});
-  ASSERT_EQ(k.coverage.status, "ok");
+  ASSERT_EQ(k.coverage.status_text(), "ok");
   nlohmann::json job = {{"schema", "firstfault.incident/v1"},
                         {"job_id", "77"},
                         {"state", "FAILED"},

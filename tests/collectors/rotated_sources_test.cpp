@@ -58,7 +58,7 @@ TEST(RotatedSources, WindowSpansRotatedAndGzipFiles) {
   std::filesystem::path bundle = dir / "bundle";
   LogCollection c =
       collect_log_kind({"syslog", {(logs / "syslog*").string()}}, "n1", window, ctx, bundle);
-  EXPECT_EQ(c.coverage.status, "ok");
+  EXPECT_EQ(c.coverage.status_text(), "ok");
   // gz: minutes -30..-1 (30 lines) plus -0 → the gz file's lines 70..99 are t-30m..t-1m: 30 lines.
   // plain1: 10 lines; live: minutes 12..30 → 19 lines.
   EXPECT_EQ(c.coverage.lines, 30u + 10u + 19u);
@@ -88,7 +88,7 @@ TEST(RotatedSources, GzipStartingAfterTheWindowIsSkipped) {
   ctx.reference = window.begin;
   LogCollection c = collect_log_kind({"fabricmanager", {(dir / "fm.log*").string()}}, "n1", window,
                                      ctx, dir / "bundle");
-  EXPECT_EQ(c.coverage.status, "empty");
+  EXPECT_EQ(c.coverage.status_text(), "empty");
   EXPECT_TRUE(c.files.empty());
 }
 
