@@ -12,6 +12,7 @@
 #include "agent/cli/commands.h"
 #include "agent/store/diagnosis_store.h"
 #include "agent/suspects/time_window.h"
+#include "incident/time/time.h"
 
 namespace ff::cli {
 namespace {
@@ -28,8 +29,8 @@ std::string table(const std::vector<agent::DrainAction>& rows) {
   std::vector<std::vector<std::string>> cells;
   for (const auto& a : rows)
     cells.push_back(
-        {agent::utc_text(a.created_at), agent::job_label(a.job_id, a.attempt), a.node, a.decision,
-         std::to_string(a.blames),
+        {format_time_seconds(a.created_at), agent::job_label(a.job_id, a.attempt), a.node,
+         a.decision, std::to_string(a.blames),
          a.reason + (a.decision == "failed" && !a.detail.empty() ? " (" + a.detail + ")" : "")});
   std::vector<std::size_t> width(head.size());
   for (std::size_t i = 0; i < head.size(); ++i) width[i] = head[i].size();
@@ -52,7 +53,7 @@ std::string json_rows(const std::vector<agent::DrainAction>& rows) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (const auto& a : rows) {
     nlohmann::ordered_json j;
-    j["created_at"] = agent::utc_text(a.created_at);
+    j["created_at"] = format_time_seconds(a.created_at);
     j["job_id"] = a.job_id;
     j["attempt"] = a.attempt;
     j["diagnosis_id"] = a.diagnosis_id;

@@ -27,8 +27,6 @@ struct HistoryOptions {
 // --since: see agent::parse_since (shared with `suspects` and the HTTP API).
 using agent::parse_since;
 
-using agent::utc_text;
-
 std::string or_dash(const std::string& s) {
   return s.empty() ? "-" : s;
 }
@@ -38,8 +36,8 @@ std::string table(const std::vector<agent::PassRecord>& rows) {
                                          "DOMAIN", "ROOT NODE", "SUMMARY"};
   std::vector<std::vector<std::string>> cells;
   for (const auto& p : rows)
-    cells.push_back({utc_text(p.created_at), agent::job_label(p.job_id, p.attempt), p.verdict,
-                     or_dash(p.domain), or_dash(p.root_node), p.summary});
+    cells.push_back({format_time_seconds(p.created_at), agent::job_label(p.job_id, p.attempt),
+                     p.verdict, or_dash(p.domain), or_dash(p.root_node), p.summary});
   std::vector<std::size_t> width(head.size());
   for (std::size_t c = 0; c < head.size(); ++c) {
     width[c] = head[c].size();
@@ -71,7 +69,7 @@ std::string json_rows(const std::vector<agent::PassRecord>& rows) {
     j["attempt"] = p.attempt;
     j["pass"] = p.pass_no;
     j["trigger"] = p.trigger;
-    j["created_at"] = utc_text(p.created_at);
+    j["created_at"] = format_time_seconds(p.created_at);
     j["verdict"] = p.verdict;
     j["domain"] = null_if_empty(p.domain);
     j["sub_domain"] = null_if_empty(p.sub_domain);

@@ -12,9 +12,9 @@
 
 #include "agent/cli/commands.h"
 #include "agent/store/diagnosis_store.h"
-#include "agent/suspects/time_window.h"
 #include "engine/verdict/text_report.h"
 #include "incident/diagnosis_json.h"
+#include "incident/time/time.h"
 
 namespace ff::cli {
 
@@ -34,8 +34,6 @@ struct ShowOptions {
   bool all_passes = false;
   std::string colour = "auto";
 };
-
-using agent::utc_text;
 
 std::string or_dash(const std::string& s) {
   return s.empty() ? "-" : s;
@@ -57,7 +55,7 @@ std::string pass_header(const agent::PassRecord& p, const Diagnosis& d,
   std::string out;
   out += "job " + p.job_id + " attempt " + std::to_string(p.attempt) + "  pass " +
          std::to_string(p.pass_no) + " of " + std::to_string(passes_of_attempt) + " (" + p.trigger +
-         ", " + utc_text(p.created_at) + ")\n";
+         ", " + format_time_seconds(p.created_at) + ")\n";
   out += "verdict:    " + p.verdict + "\n";
   out += "domain:     " + or_dash(p.domain) + (p.sub_domain.empty() ? "" : " / " + p.sub_domain) +
          "\n";
@@ -88,7 +86,7 @@ std::string passes_json(const std::vector<agent::PassRecord>& passes) {
     meta["attempt"] = p.attempt;
     meta["pass"] = p.pass_no;
     meta["trigger"] = p.trigger;
-    meta["created_at"] = utc_text(p.created_at);
+    meta["created_at"] = format_time_seconds(p.created_at);
     meta["comment_status"] = p.comment_status;
     std::string m = meta.dump();
     m.pop_back();  // the closing brace: the diagnosis goes in before it

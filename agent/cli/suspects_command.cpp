@@ -12,6 +12,7 @@
 #include "agent/store/diagnosis_store.h"
 #include "agent/suspects/suspect_report.h"
 #include "agent/suspects/time_window.h"
+#include "incident/time/time.h"
 
 namespace ff::cli {
 namespace {
@@ -48,8 +49,8 @@ std::string table(const std::vector<std::vector<std::string>>& rows) {
 }
 
 std::string text_report(const agent::SuspectReport& report, bool all) {
-  using agent::utc_text;
-  std::string out = "suspects " + utc_text(report.since) + " .. " + utc_text(report.until) +
+  std::string out = "suspects " + format_time_seconds(report.since) + " .. " +
+                    format_time_seconds(report.until) +
                     " (flagged: failed >= " + std::to_string(report.settings.min_jobs) + " jobs)\n";
   std::vector<std::vector<std::string>> rows = {{"RANK", "KIND", "COMPONENT", "JOBS", "ROOT",
                                                  "ATTRIB", "SYMPTOM", "SYSTEMIC", "DOMAINS",
@@ -64,8 +65,8 @@ std::string text_report(const agent::SuspectReport& report, bool all) {
     rows.push_back({std::to_string(++rank), agent::to_string(s.kind), s.id, std::to_string(s.jobs),
                     std::to_string(s.root_cause_jobs), std::to_string(s.attributed_jobs),
                     std::to_string(s.symptom_jobs), std::to_string(s.systemic_jobs),
-                    s.domains.empty() ? "-" : join(s.domains, " "), utc_text(s.first_seen),
-                    utc_text(s.last_seen)});
+                    s.domains.empty() ? "-" : join(s.domains, " "),
+                    format_time_seconds(s.first_seen), format_time_seconds(s.last_seen)});
   }
   if (rank == 0)
     out += "no component failed " + std::to_string(report.settings.min_jobs) + " or more jobs\n";
@@ -78,10 +79,10 @@ std::string text_report(const agent::SuspectReport& report, bool all) {
     for (const auto& e : report.systemic_events) {
       std::vector<std::string> jobs;
       for (const auto& j : e.jobs) jobs.push_back(agent::job_label(j.job_id, j.attempt));
-      out += "  " + utc_text(e.first_seen) + " .. " + utc_text(e.last_seen) + "  " + e.domain +
-             ": " + std::to_string(e.nodes.size()) + " nodes in " + std::to_string(e.jobs.size()) +
-             " jobs\n" + "    nodes: " + join(e.nodes, " ") + "\n    jobs:  " + join(jobs, " ") +
-             "\n";
+      out += "  " + format_time_seconds(e.first_seen) + " .. " + format_time_seconds(e.last_seen) +
+             "  " + e.domain + ": " + std::to_string(e.nodes.size()) + " nodes in " +
+             std::to_string(e.jobs.size()) + " jobs\n" + "    nodes: " + join(e.nodes, " ") +
+             "\n    jobs:  " + join(jobs, " ") + "\n";
     }
   }
   return out;

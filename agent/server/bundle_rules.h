@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "engine/read/bundle_paths.h"
+#include "incident/bundle_paths.h"
 
 namespace ff::agent {
 
@@ -14,7 +14,7 @@ bool valid_node_name(const std::string& node);       // ^[A-Za-z0-9][A-Za-z0-9._
 bool valid_bundle_id(const std::string& bundle_id);  // ^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$
 
 // The file names of a bundle: the grammar the collector names its files
-// with (read/bundle_paths.h).
+// with (incident/bundle_paths.h).
 using ff::bundle_path_problem;
 
 }  // namespace ff::agent

@@ -15,7 +15,7 @@
 #include "agent/server/durable_file.h"
 #include "common/node_name.h"
 #include "common/user_file.h"
-#include "engine/read/bundle_paths.h"
+#include "incident/bundle_paths.h"
 #include "incident/coverage.h"
 #include "incident/job_json.h"
 

@@ -1,12 +1,12 @@
 #include "agent/slurm/slurm_job.h"
 
 #include <cctype>
-#include <ctime>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "common/node_name.h"
+#include "incident/time/time.h"
 
 namespace ff::agent {
 
@@ -175,15 +175,16 @@ std::optional<SlurmJob> parse_slurm_job_json(const std::string& text, std::strin
 }
 
 std::string slurm_epoch_to_utc(std::int64_t seconds) {
+  // libslurm's start_time and end_time are time_t: seconds since the epoch,
+  // an instant with no zone, so they are written as UTC directly. No
+  // mktime/localtime here: those read the agent's TZ, which need not be
+  // slurmctld's. (scontrol's "StartTime=2026-11-30T00:53:20" is slurmctld's
+  // local wall time without an offset, ambiguous in the hour a DST change
+  // repeats; the helper reads the time_t instead.)
   // NO_VAL (0xfffffffe) and INFINITE (0xffffffff) as 32-bit markers; a
   // real time past 2106 is not Slurm's either.
   if (seconds <= 0 || seconds >= 0xfffffffeLL) return "";
-  std::time_t t = static_cast<std::time_t>(seconds);
-  std::tm utc{};
-  if (gmtime_r(&t, &utc) == nullptr) return "";
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return buf;
+  return format_time_seconds(seconds);
 }
 
 std::map<std::string, std::string> parse_scontrol_fields(const std::string& line) {

@@ -53,8 +53,9 @@ std::string slurm_job_json(const SlurmJob& job);
 // `problem` says why.
 std::optional<SlurmJob> parse_slurm_job_json(const std::string& text, std::string& problem);
 
-// Seconds since the epoch → "2026-11-30T05:01:02Z". "" for 0 and below
-// (Slurm's "Unknown") and for Slurm's NO_VAL / INFINITE markers.
+// libslurm's time_t (seconds since the epoch) → "2026-11-30T05:01:02Z",
+// whatever TZ the process runs under. "" for 0 and below (Slurm's
+// "Unknown") and for Slurm's NO_VAL / INFINITE markers.
 std::string slurm_epoch_to_utc(std::int64_t seconds);
 
 // Splits one `scontrol show ... -o` line into key=value pairs. Values may

@@ -1,7 +1,5 @@
 #include "agent/suspects/time_window.h"
 
-#include <ctime>
-
 #include "incident/time/time.h"
 
 namespace ff::agent {
@@ -37,15 +35,6 @@ std::optional<std::int64_t> parse_since(const std::string& text, std::int64_t no
   if (stamp.size() == 10) stamp += "T00:00:00Z";
   if (auto t = parse_iso8601_utc(stamp)) return *t / kUsPerSecond;
   return std::nullopt;
-}
-
-std::string utc_text(std::int64_t unix_seconds) {
-  std::time_t t = static_cast<std::time_t>(unix_seconds);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 }  // namespace ff::agent

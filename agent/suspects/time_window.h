@@ -1,5 +1,6 @@
 // The time arguments of `firstfault history`, `firstfault suspects` and
-// GET /api/v1/suspects, and how they print times.
+// GET /api/v1/suspects. They print times with ff::format_time_seconds
+// (incident/time/time.h).
 #pragma once
 
 #include <cstdint>
@@ -13,8 +14,5 @@ namespace ff::agent {
 // or an age before `now`: a number with s, m, h, d or w ("90m", "24h", "7d",
 // "2w"). nullopt when it is none of these.
 std::optional<std::int64_t> parse_since(const std::string& text, std::int64_t now);
-
-// Unix seconds as RFC 3339 UTC, "2026-11-30T05:00:00Z".
-std::string utc_text(std::int64_t unix_seconds);
 
 }  // namespace ff::agent

@@ -1,7 +1,7 @@
 #include "central/kubernetes/k8s_collect.h"
 
 #include <algorithm>
-#include <cstdio>
+#include <cctype>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "incident/job_json.h"
+#include "incident/time/time.h"
 
 namespace ff::sources::k8s {
 
@@ -51,72 +52,12 @@ long long num(const json& j, std::initializer_list<const char*> path, long long 
   return fallback;
 }
 
-using Time = std::optional<long long>;  // microseconds since the epoch, UTC
-
-long long days_from_civil(long long y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const long long era = (y >= 0 ? y : y - 399) / 400;
-  const unsigned yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<long long>(doe) - 719468;
-}
+using Time = MaybeTime;
 
 // Kubernetes writes metav1.Time as RFC 3339 ("2026-11-02T10:41:07Z") and
 // MicroTime with a fraction; both, with any offset, become UTC microseconds.
-Time parse_time(const std::string& s) {
-  int y, mo, d, h, mi, se;
-  int n = 0;
-  if (std::sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &se, &n) != 6 ||
-      n != 19)
-    return std::nullopt;
-  std::size_t i = 19;
-  long long us = 0;
-  if (i < s.size() && s[i] == '.') {
-    int digits = 0;
-    for (++i; i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])); ++i, ++digits)
-      if (digits < 6) us = us * 10 + (s[i] - '0');
-    for (; digits < 6; ++digits) us *= 10;
-  }
-  long long offset = 0;
-  if (i < s.size() && (s[i] == '+' || s[i] == '-')) {
-    int oh = 0, om = 0;
-    if (std::sscanf(s.c_str() + i + 1, "%2d:%2d", &oh, &om) < 1) return std::nullopt;
-    offset = (oh * 3600LL + om * 60LL) * (s[i] == '+' ? 1 : -1);
-  } else if (i >= s.size() || (s[i] != 'Z' && s[i] != 'z')) {
-    return std::nullopt;
-  }
-  long long secs = days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d)) * 86400 +
-                   h * 3600LL + mi * 60LL + se - offset;
-  return secs * 1000000 + us;
-}
-
-std::string format_time(long long t) {
-  long long secs = t >= 0 ? t / 1000000 : (t - 999999) / 1000000;
-  long long us = t - secs * 1000000;
-  long long z = (secs >= 0 ? secs : secs - 86399) / 86400;
-  long long rem = secs - z * 86400;
-  z += 719468;
-  const long long era = (z >= 0 ? z : z - 146096) / 146097;
-  const unsigned doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  const unsigned d = doy - (153 * mp + 2) / 5 + 1;
-  const unsigned m = mp < 10 ? mp + 3 : mp - 9;
-  long long y = static_cast<long long>(yoe) + era * 400 + (m <= 2);
-  char buf[64];
-  if (us)
-    std::snprintf(buf, sizeof buf, "%04lld-%02u-%02uT%02lld:%02lld:%02lld.%06lldZ", y, m, d,
-                  rem / 3600, rem / 60 % 60, rem % 60, us);
-  else
-    std::snprintf(buf, sizeof buf, "%04lld-%02u-%02uT%02lld:%02lld:%02lldZ", y, m, d, rem / 3600,
-                  rem / 60 % 60, rem % 60);
-  return buf;
-}
-
 Time time_of(const json& j, std::initializer_list<const char*> path) {
-  return parse_time(str(j, path));
+  return parse_iso8601_utc(str(j, path));
 }
 
 // A value in a kubernetes.log line: one token, never empty, no spaces.
@@ -284,7 +225,7 @@ class ClusterLog {
  public:
   void add(Time t, const std::string& text) {
     if (!t) return;  // a line the engine cannot place in time is of no use here
-    lines_.push_back({*t, lines_.size(), format_time(*t) + " kubernetes: " + text});
+    lines_.push_back({*t, lines_.size(), format_time_micros(*t) + " kubernetes: " + text});
   }
   std::size_t size() const { return lines_.size(); }
   void write(const fs::path& file) {
@@ -868,7 +809,7 @@ void Collector::write_job_json() {
                     {"status", c.status},
                     {"reason", c.reason},
                     {"message", c.message},
-                    {"time", c.when ? format_time(*c.when) : ""}});
+                    {"time", c.when ? format_time_micros(*c.when) : ""}});
     wl["conditions"] = cs;
     k["workload"] = wl;
   }
@@ -880,14 +821,14 @@ void Collector::write_job_json() {
     json pj = {{"name", p.name}, {"uid", p.uid}, {"node", p.node}, {"phase", p.phase}};
     if (!p.reason.empty()) pj["reason"] = p.reason;
     if (p.rank >= 0) pj["rank"] = p.rank;
-    if (p.started) pj["start_time"] = format_time(*p.started);
+    if (p.started) pj["start_time"] = format_time_micros(*p.started);
     json cs = json::array();
     for (const auto& c : p.containers) {
       json cj = {{"name", c.name}, {"restart_count", c.restarts}};
       if (c.init) cj["init"] = true;
       auto term = [](const Termination& t) {
         json tj = {{"reason", t.reason}, {"exit_code", t.exit_code}, {"signal", t.signal}};
-        if (t.finished) tj["finished_at"] = format_time(*t.finished);
+        if (t.finished) tj["finished_at"] = format_time_micros(*t.finished);
         return tj;
       };
       if (c.current) cj["terminated"] = term(*c.current);

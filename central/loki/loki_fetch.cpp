@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
-#include <ctime>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -12,6 +10,7 @@
 
 #include "common/http/http_client.h"
 #include "common/node_name.h"
+#include "incident/time/time.h"
 
 namespace ff::sources {
 
@@ -39,22 +38,6 @@ std::string read_token(const std::string& file) {
   std::getline(in, token);
   while (!token.empty() && (token.back() == '\r' || token.back() == ' ')) token.pop_back();
   return token;
-}
-
-// "2026-11-30T05:10:00.123456789Z" for a time in unix nanoseconds.
-std::string rfc3339_ns(std::int64_t ns) {
-  std::time_t s = static_cast<std::time_t>(ns / 1000000000);
-  long frac = static_cast<long>(ns % 1000000000);
-  if (frac < 0) {
-    frac += 1000000000;
-    --s;
-  }
-  std::tm tm{};
-  gmtime_r(&s, &tm);
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%09ldZ", tm.tm_year + 1900,
-                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, frac);
-  return buf;
 }
 
 // One line as written: no embedded line breaks, at most kMaxLineBytes.
@@ -171,7 +154,7 @@ Pull pull(const LokiConfig& config, const http::RequestOptions& options,
         result.detail = "more than max_lines (" + std::to_string(config.max_lines) + ")";
         return result;
       }
-      if (config.prefix_time) out << rfc3339_ns(e.ts) << ' ';
+      if (config.prefix_time) out << format_time_nanos(e.ts) << ' ';
       out << clean_line(e.line) << '\n';
       ++result.lines;
       ++fresh;

@@ -14,7 +14,7 @@
 #include "collectors/spool/job_records.h"
 #include "collectors/window/job_window.h"
 #include "common/hostlist.h"
-#include "engine/read/bundle_paths.h"
+#include "incident/bundle_paths.h"
 #include "incident/job_json.h"
 #include "incident/time/timestamp_parser.h"
 

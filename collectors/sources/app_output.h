@@ -33,7 +33,7 @@ std::string expand_output_path(const std::string& path, const std::string& job_i
 // someone else's file, a FIFO or a device is refused and said so in
 // coverage; so is every file when the owner is unknown. At most `max_bytes`
 // are read. `file_name` must be a valid app file name
-// (read/bundle_paths.h: app_file_name_for); the coverage names `path`.
+// (incident/bundle_paths.h: app_file_name_for); the coverage names `path`.
 AppOutputCopy copy_app_output(const std::string& path, const std::string& file_name,
                               const std::string& node, const std::filesystem::path& bundle_root,
                               std::uint64_t max_bytes, std::optional<uid_t> owner);

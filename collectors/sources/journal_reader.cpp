@@ -6,10 +6,10 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <ctime>
 #include <memory>
 
 #include "collectors/sources/tail_copy.h"
+#include "incident/time/time.h"
 
 namespace ff::collect {
 namespace {
@@ -20,17 +20,6 @@ bool valid_field_name(std::string_view name) {
   for (char c : name)
     if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) return false;
   return true;
-}
-
-std::string format_utc(std::uint64_t usec) {
-  time_t secs = static_cast<time_t>(usec / 1000000);
-  struct tm tm {};
-  ::gmtime_r(&secs, &tm);
-  char buf[80];  // the widest years and fields gcc can imagine
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06llu+00:00", tm.tm_year + 1900,
-                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-                static_cast<unsigned long long>(usec % 1000000));
-  return buf;
 }
 
 struct JournalCloser {
@@ -247,11 +236,13 @@ JournalRead read_journal(const std::vector<JournalSelection>& selections,
   if (first > end) {
     // Rotated away (or journald started after the job): no evidence, which
     // must not read as a quiet node.
-    result.missing = where + " begins at " + format_utc(first) + ", after the window";
+    result.missing = where + " begins at " + format_time_journal(static_cast<TimeUs>(first)) +
+                     ", after the window";
     return result;
   }
   if (first > begin)
-    result.note = where + " begins at " + format_utc(first) + ", inside the window";
+    result.note = where + " begins at " + format_time_journal(static_cast<TimeUs>(first)) +
+                  ", inside the window";
 
   // Without a threshold a compressed field is only decompressed to 64 KiB;
   // with it, up to the longest line kept and no further.
@@ -297,7 +288,7 @@ JournalRead read_journal(const std::vector<JournalSelection>& selections,
     if (ident.empty()) ident = header_field(j, "_TRANSPORT", 16) == "kernel" ? "kernel" : "unknown";
     std::string pid = header_field(j, "_PID", 20);
     if (pid.empty()) pid = header_field(j, "SYSLOG_PID", 20);
-    prefix = format_utc(t);
+    prefix = format_time_journal(static_cast<TimeUs>(t));
     prefix += ' ';
     prefix += h.empty() ? host : h;
     prefix += ' ';

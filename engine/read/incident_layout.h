@@ -32,7 +32,4 @@ IncidentLayout list_incident(const IncidentRoot& root, std::vector<ErrorItem>& e
 // The same, opening the incident directory `dir` first.
 IncidentLayout list_incident(const std::filesystem::path& dir, std::vector<ErrorItem>& errors);
 
-// The kind of a file under nodes/<node>/ from its name ("syslog.1.gz" → syslog).
-std::string node_file_kind(const std::string& filename);
-
 }  // namespace ff

@@ -43,7 +43,7 @@ TEST(BundleRules, RefusedPaths) {
     EXPECT_NE(bundle_path_problem(p, "n1"), "") << p;
 }
 
-// app/ names are a closed ASCII set (read/bundle_paths.h): what the
+// app/ names are a closed ASCII set (incident/bundle_paths.h): what the
 // collector derives from any output name, and nothing a quote, an escape or
 // a byte that is not UTF-8 could turn into something else on the way.
 TEST(BundleRules, AppNames) {

@@ -17,7 +17,7 @@
 #include "agent/drain/drain_policy.h"
 #include "agent/slurm/slurm_client.h"
 #include "agent/store/diagnosis_store.h"
-#include "agent/suspects/time_window.h"
+#include "incident/time/time.h"
 #include "tests/support/fake_command.h"
 #include "tests/support/scratch_directory.h"
 
@@ -58,7 +58,7 @@ class DrainTrust : public ::testing::Test {
                {"device", kGpu},
                {"event", "xid"},
                {"code", "79"},
-               {"time", ff::agent::utc_text(at)},
+               {"time", ff::format_time_seconds(at)},
                {"summary", "Xid 79 on n2"},
                {"domain", "gpu"},
                {"sub_domain", "gpu.fallen_off_bus"}};

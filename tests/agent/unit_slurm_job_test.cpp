@@ -178,6 +178,11 @@ TEST(SlurmEpochToUtc, IndependentOfTheLocalZone) {
     setenv("TZ", zone, 1);
     tzset();
     EXPECT_EQ(slurm_epoch_to_utc(1796000000), "2026-11-30T00:53:20Z") << zone;
+    // Summer time in New York, and both passes through the hour that the
+    // change back to standard time repeats there (01:30 EDT, then 01:30 EST).
+    EXPECT_EQ(slurm_epoch_to_utc(1782864000), "2026-07-01T00:00:00Z") << zone;
+    EXPECT_EQ(slurm_epoch_to_utc(1793511000), "2026-11-01T05:30:00Z") << zone;
+    EXPECT_EQ(slurm_epoch_to_utc(1793514600), "2026-11-01T06:30:00Z") << zone;
   }
   if (old)
     setenv("TZ", saved.c_str(), 1);

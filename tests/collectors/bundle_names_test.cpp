@@ -3,7 +3,7 @@
 // called (hidden, spaces, control characters, bytes that are not UTF-8, 255
 // bytes, two files of one name in two directories), the bundle the collector
 // builds passes the agent's own upload validation, each output is kept under
-// a name of the one grammar (read/bundle_paths.h), and coverage still names
+// a name of the one grammar (incident/bundle_paths.h), and coverage still names
 // the original path.
 #include <gtest/gtest.h>
 
@@ -16,7 +16,7 @@
 #include "collectors/bundle/bundle_meta.h"
 #include "collectors/delivery/outbox.h"
 #include "common/user_file.h"
-#include "engine/read/bundle_paths.h"
+#include "incident/bundle_paths.h"
 #include "tests/collectors/collector_test_support.h"
 
 namespace ff::collect {

@@ -40,12 +40,7 @@ inline TimeUs at(const std::string& iso) {
 
 // "Nov 30 05:01:02" for an RFC 3164 line (UTC).
 inline std::string rfc3164(TimeUs t) {
-  time_t secs = static_cast<time_t>(t / kUsPerSecond);
-  struct tm tm {};
-  ::gmtime_r(&secs, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%b %e %H:%M:%S", &tm);
-  return buf;
+  return format_syslog_time(t);
 }
 
 }  // namespace ff::collect::testing

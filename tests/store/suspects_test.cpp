@@ -9,7 +9,7 @@
 
 #include "agent/store/diagnosis_store.h"
 #include "agent/suspects/suspect_report.h"
-#include "agent/suspects/time_window.h"
+#include "incident/time/time.h"
 #include "sql/sql_migrations.h"
 #include "tests/store/old_database.h"
 #include "tests/store/store_fixture.h"
@@ -21,7 +21,6 @@ using ff::agent::find_suspects;
 using ff::agent::Sighting;
 using ff::agent::Suspect;
 using ff::agent::SuspectReport;
-using ff::agent::utc_text;
 using fftest::RawDb;
 using fftest::TempDir;
 using nlohmann::json;
@@ -53,7 +52,7 @@ json diagnosis(const std::string& job, const std::string& verdict, std::int64_t 
   json d = fftest::synthetic_diagnosis(job, verdict, roots.empty() ? "" : roots.front().domain,
                                        causes, affected);
   for (std::size_t i = 0; i < roots.size(); ++i) {
-    d["root_causes"][i]["time"] = utc_text(at - 30);
+    d["root_causes"][i]["time"] = ff::format_time_seconds(at - 30);
     if (!roots[i].uuid.empty()) d["root_causes"][i]["device_uuid"] = roots[i].uuid;
   }
   for (const auto& s : symptoms)
@@ -61,7 +60,7 @@ json diagnosis(const std::string& job, const std::string& verdict, std::int64_t 
                              {"kind", "nccl.timeout"},
                              {"status", s.status},
                              {"count", 3},
-                             {"first_time", utc_text(at - 20)},
+                             {"first_time", ff::format_time_seconds(at - 20)},
                              {"evidence", json::array()}});
   return d;
 }
@@ -244,8 +243,8 @@ TEST_F(Suspects, SqlViewCountsTheSameWindow) {
       "SELECT first_seen, last_seen FROM suspects WHERE node = 'n2' AND "
       "device IS NOT NULL");
   ASSERT_EQ(seen.size(), 1u);
-  EXPECT_EQ(seen[0][0], utc_text(now_ - 10 * kDay - 30));
-  EXPECT_EQ(seen[0][1], utc_text(now_ - kDay - 30));
+  EXPECT_EQ(seen[0][0], ff::format_time_seconds(now_ - 10 * kDay - 30));
+  EXPECT_EQ(seen[0][1], ff::format_time_seconds(now_ - kDay - 30));
 }
 
 // A version-2 database (before 003) gains device_uuid and the views, and

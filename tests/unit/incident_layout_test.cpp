@@ -1,5 +1,5 @@
-// Unit tests for read/incident_layout: file kinds from names, and the fixed
-// read order of an incident directory (rotated files oldest first).
+// Unit tests for read/incident_layout and incident/node_file_kind: file
+// kinds from names, and the fixed read order of an incident directory (rotated files oldest first).
 #include "engine/read/incident_layout.h"
 #include "tests/support/scratch_directory.h"
 
@@ -11,6 +11,8 @@
 #include <fstream>
 #include <string>
 #include <vector>
+
+#include "incident/node_file_kind.h"
 
 namespace ff {
 namespace {

@@ -1,13 +1,13 @@
-// The names a node bundle may hold: one grammar, here next to the incident
-// layout it is part of, for both sides of the wire. The collector names the
+// The names a node bundle may hold: one grammar, part of the incident
+// layout, for both sides of the wire. The collector names the
 // files it sends with it; the agent checks every name it receives with it
 // (names from the network become paths on the head node, so the agent
 // checks, never repairs). A name the collector makes can therefore never get
 // a bundle refused.
 //
 //   job.json
-//   nodes/<node>/<kind>[<sep><suffix>]   kind: a node file kind of the engine
-//                                        (kernel, kern, dmesg, syslog, messages, journal,
+//   nodes/<node>/<kind>[<sep><suffix>]   kind: a node file kind (node_file_kind.h:
+//                                        kernel, kern, dmesg, syslog, messages, journal,
 //                                        fabricmanager, nv-fabricmanager, slurmd,
 //                                        slurmstepd, app)
 //   app/<name>                           name: valid_app_file_name

@@ -1,9 +1,9 @@
-#include "engine/read/bundle_paths.h"
+#include "incident/bundle_paths.h"
 
 #include <cctype>
 #include <cstring>
 
-#include "engine/read/incident_layout.h"
+#include "incident/node_file_kind.h"
 
 namespace ff {
 
