@@ -189,8 +189,14 @@ json collector_fragment() {
   job.node = "gpu-a01";
   job.boot_time = ff::parse_iso8601_utc("2026-11-01T08:00:00Z");
   job.gpus = {{0, "00000000:3B:00.0", "GPU-1f0c"}};
-  ff::collect::CoverageEntry kernel{
-      "kernel", "gpu-a01", "ok", 12, "/dev/kmsg", "2026-11-02T09:00:00Z", "2026-11-02T10:42:13Z"};
+  ff::Coverage kernel;
+  kernel.collector = "kernel";
+  kernel.node = "gpu-a01";
+  kernel.status = ff::CoverageStatus::kOk;
+  kernel.lines = 12;
+  kernel.detail = "/dev/kmsg";
+  kernel.covers_from = ff::parse_iso8601_utc("2026-11-02T09:00:00Z");
+  kernel.covers_until = ff::parse_iso8601_utc("2026-11-02T10:42:13Z");
   job.coverage = {kernel};
   return ff::collect::to_json(job);
 }
