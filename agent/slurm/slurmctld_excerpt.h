@@ -37,10 +37,11 @@ struct SlurmctldExcerptRequest {
   TimeUs from = 0;       // the window, inclusive at both ends
   TimeUs to = 0;
   // The job as Slurm names it: "12", an array task "12_3", a het job
-  // component "12+1". For an array task, its own (raw) job id as well
-  // ("15"): slurmctld prints "JobId=12_3(15)" and sometimes "JobId=15".
+  // component "12+1". For an array task or het component, its own (raw)
+  // job id as well ("15"): slurmctld prints "JobId=12_3(15)",
+  // "JobId=12+1(13)" and, in some messages, "JobId=15".
   std::string job_id;
-  std::string raw_job_id;       // "" unless an array task
+  std::string raw_job_id;          // "" unless an array task or het component
   std::vector<std::string> nodes;  // node names or hostlists ("n[1-3]"), expanded here
   std::string timezone;            // IANA zone slurmctld logs in; "" = UTC
 };
@@ -55,8 +56,8 @@ struct SlurmctldExcerpt {
   // kTruncated: the byte cap was reached (the later lines are missing);
   // kMissing: no log at log_path; kError: not readable (detail says why).
   CoverageStatus status = CoverageStatus::kMissing;
-  std::string detail;              // for coverage: files read, or the error
-  std::vector<std::string> lines;  // without '\n', in file order
+  std::string detail;                   // for coverage: files read, or the error
+  std::vector<std::string> lines;       // without '\n', in file order
   std::uint64_t user_text_dropped = 0;  // lines naming the job dropped as user text
   std::uint64_t lines_cut = 0;          // lines cut to max_line
   std::uint64_t bytes_read = 0;         // from disk, all files (the search's cost)

@@ -16,10 +16,12 @@ LineScanner::~LineScanner() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-bool LineScanner::open(const std::string& path) {
-  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);  // a FIFO must not block
+bool LineScanner::open(const std::string& path, bool follow_symlinks) {
+  int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK;  // a FIFO must not block
+  if (!follow_symlinks) flags |= O_NOFOLLOW;
+  fd_ = ::open(path.c_str(), flags);
   if (fd_ < 0) {
-    error_ = std::strerror(errno);
+    error_ = (errno == ELOOP && !follow_symlinks) ? "is a symbolic link" : std::strerror(errno);
     return false;
   }
   struct stat st {};
@@ -28,6 +30,7 @@ bool LineScanner::open(const std::string& path) {
     return false;
   }
   size_ = static_cast<std::uint64_t>(st.st_size);
+  mtime_ = static_cast<std::int64_t>(st.st_mtime);
   unsigned char magic[2] = {0, 0};
   if (::pread(fd_, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
     int dup_fd = ::dup(fd_);

@@ -22,7 +22,11 @@ class LineScanner {
 
   // Opens `path`; a gzip file (by its magic bytes) is decompressed and can
   // only be read from its start. Returns false and sets error() on failure.
-  bool open(const std::string& path);
+  // Only a regular file is read; with `follow_symlinks` false a symbolic
+  // link is refused ("is a symbolic link").
+  bool open(const std::string& path, bool follow_symlinks = true);
+  // Modification time of the opened file, in seconds (for gzip: the file's).
+  std::int64_t mtime() const { return mtime_; }
   bool compressed() const { return gz_ != nullptr; }
   // Size of a plain file when it was opened; lines appended later are not read.
   std::uint64_t size() const { return size_; }
@@ -47,6 +51,7 @@ class LineScanner {
   int fd_ = -1;
   gzFile gz_ = nullptr;
   std::uint64_t size_ = 0;
+  std::int64_t mtime_ = 0;
   std::uint64_t file_pos_ = 0;    // offset of the next byte to read (plain)
   std::uint64_t buf_offset_ = 0;  // file offset of buf_[0] (plain)
   std::vector<char> buf_;

@@ -1,7 +1,5 @@
 #include "collectors/window/window_reader.h"
 
-#include <sys/stat.h>
-
 #include <optional>
 
 #include "collectors/window/line_scanner.h"
@@ -104,10 +102,10 @@ void keep_all_lines(LineScanner& scanner, const LineSink& sink, WindowReadStats&
 }
 
 void read_gzip_window(const std::string& path, LineScanner& scanner, const TimeWindow& window,
-                      const TimeContext& ctx, const LineSink& sink, WindowReadStats& stats) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 &&
-      static_cast<TimeUs>(st.st_mtime) * kUsPerSecond < window.begin) {
+                      const TimeContext& ctx, const LineSink& sink,
+                      const WindowReadOptions& options, WindowReadStats& stats) {
+  // The opened file's own time: a path swapped after open does not decide.
+  if (static_cast<TimeUs>(scanner.mtime()) * kUsPerSecond < window.begin) {
     stats.skipped = "last written before the window";
     return;
   }
@@ -126,6 +124,10 @@ void read_gzip_window(const std::string& path, LineScanner& scanner, const TimeW
     stats.skipped = "first line after the window";
     return;
   }
+  if (!first && !options.keep_untimed) {
+    stats.untimed = true;
+    return;
+  }
   WindowFilter filter(window, ctx, sink, stats);
   std::string_view rest(head);
   while (!rest.empty()) {
@@ -136,9 +138,11 @@ void read_gzip_window(const std::string& path, LineScanner& scanner, const TimeW
   scanner.set_read_size(kStreamReadSize);
   while (scanner.next(line))
     if (!filter.take(line)) return;
-  if (!filter.seen_time()) {  // gzip cannot seek back: reopen
+  if (!filter.seen_time() && !options.keep_untimed) {
+    stats.untimed = true;
+  } else if (!filter.seen_time()) {  // gzip cannot seek back: reopen
     LineScanner again;
-    if (again.open(path)) {
+    if (again.open(path, options.follow_symlinks)) {
       keep_all_lines(again, sink, stats);
       stats.bytes_read += again.bytes_read();
     }
@@ -148,15 +152,16 @@ void read_gzip_window(const std::string& path, LineScanner& scanner, const TimeW
 }  // namespace
 
 WindowReadStats read_window(const std::string& path, const TimeWindow& window,
-                            const TimeContext& ctx, const LineSink& sink) {
+                            const TimeContext& ctx, const LineSink& sink,
+                            const WindowReadOptions& options) {
   WindowReadStats stats;
   LineScanner scanner;
-  if (!scanner.open(path)) {
+  if (!scanner.open(path, options.follow_symlinks)) {
     stats.error = scanner.error();
     return stats;
   }
   if (scanner.compressed()) {
-    read_gzip_window(path, scanner, window, ctx, sink, stats);
+    read_gzip_window(path, scanner, window, ctx, sink, options, stats);
   } else {
     std::uint64_t start = search_window_start(scanner, window, ctx, stats.probes);
     scanner.seek(start, false);
@@ -164,9 +169,18 @@ WindowReadStats read_window(const std::string& path, const TimeWindow& window,
     WindowFilter filter(window, ctx, sink, stats);
     std::string_view line;
     bool stopped = false;
-    while (!stopped && scanner.next(line)) stopped = !filter.take(line);
-    if (!filter.seen_time() && start == 0 && scanner.error().empty())
-      keep_all_lines(scanner, sink, stats);
+    while (!stopped && scanner.next(line)) {
+      stopped = !filter.take(line);
+      if (!options.keep_untimed && !filter.seen_time() &&
+          scanner.line_offset() - start > kProbeLimit)
+        break;  // no readable time in the first MiB: not a format this reads
+    }
+    if (!filter.seen_time() && start == 0 && scanner.error().empty()) {
+      if (options.keep_untimed)
+        keep_all_lines(scanner, sink, stats);
+      else
+        stats.untimed = true;
+    }
   }
   stats.bytes_read = scanner.bytes_read();
   stats.error = scanner.error();

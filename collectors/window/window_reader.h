@@ -35,7 +35,18 @@ struct WindowReadStats {
 // Receives each kept line without its '\n'.
 using LineSink = std::function<void(std::string_view line)>;
 
+struct WindowReadOptions {
+  // Refuse a path that is a symbolic link (O_NOFOLLOW): a reader running as
+  // root on a path in a directory others can write must not be led elsewhere.
+  bool follow_symlinks = true;
+  // A file with no readable time is kept whole; with false nothing of it is
+  // kept (stats.untimed says so) and reading stops after the first MiB
+  // without a readable time, so a log in an unknown format costs no scan.
+  bool keep_untimed = true;
+};
+
 WindowReadStats read_window(const std::string& path, const TimeWindow& window,
-                            const TimeContext& ctx, const LineSink& sink);
+                            const TimeContext& ctx, const LineSink& sink,
+                            const WindowReadOptions& options = {});
 
 }  // namespace ff::collect
