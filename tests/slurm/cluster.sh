@@ -6,6 +6,8 @@
 # "Multiple slurmd support").
 #
 #   cluster.sh start | stop [--all] | status
+#                                     start: MariaDB and slurmdbd (accounting) too,
+#                                     then slurmctld and n1..n3
 #   cluster.sh munge                  start munged only
 #   cluster.sh deploy BUILD_DIR       install built parts under <root>/install
 #   cluster.sh deploy --installed     use the installed firstfault-node/-agent packages
@@ -19,6 +21,11 @@
 #                                     a real rsyslogd: each node's /dev/log is a socket,
 #                                     <root>/nodes/<n>/dev-log, written to that node's syslog
 #
+# Accounting is as sites run it: slurmctld sends every job to slurmdbd, which
+# keeps it in MariaDB (a server of its own under <root>/mariadb, on
+# 127.0.0.1:FF_MARIADB_PORT, never the host's), so sacct shows finished jobs
+# and sacctmgr can write their Comment.
+#
 # Everything lives under FF_CLUSTER_ROOT (default /var/tmp/ffcluster). Must run
 # as root: slurmd runs jobs as their user and the Epilog as root.
 set -euo pipefail
@@ -26,6 +33,10 @@ set -euo pipefail
 ROOT=${FF_CLUSTER_ROOT:-/var/tmp/ffcluster}
 NODES=(n1 n2 n3)
 CTLD_PORT=${FF_SLURMCTLD_PORT:-6817}
+DBD_PORT=${FF_SLURMDBD_PORT:-6819}
+MARIADB_PORT=${FF_MARIADB_PORT:-3307}
+DB_NAME=ffcluster_acct_db
+DB_USER=ffslurm
 SLURMD_PORT_BASE=${FF_SLURMD_PORT_BASE:-17001}
 AGENT_PORT=${FF_AGENT_PORT:-7421}
 AGENT_URL=http://127.0.0.1:${AGENT_PORT}
@@ -163,10 +174,17 @@ ReturnToService=2
 SchedulerType=sched/backfill
 JobCompType=jobcomp/none
 JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
+AccountingStorageType=accounting_storage/slurmdbd
+AccountingStorageHost=localhost
+AccountingStoragePort=$DBD_PORT
+# The job's Comment goes to the database with the job (sacct -o Comment).
+AccountingStoreFlags=job_comment
 MailProg=/bin/true
 PlugStackConfig=$ROOT/plugstack.conf
 Epilog=$ROOT/epilog.sh
+# At allocation, on every node: a job can be cancelled before its batch step starts.
+Prolog=$ROOT/prolog.sh
+PrologFlags=Alloc
 PrologEpilogTimeout=60
 MinJobAge=600
 # A timed-out job is killed 2 s after SIGTERM, so the time-limit test is short.
@@ -224,6 +242,24 @@ exit 0
 EOF
   chmod 0755 "$ROOT/epilog.sh.tmp"
   mv "$ROOT/epilog.sh.tmp" "$ROOT/epilog.sh"
+}
+
+# The Prolog does nothing, unless a test holds jobs in it: while
+# <root>/prolog.hold exists it says it waits (prolog.waiting.<job>) and
+# waits, at most 30 s, as a slow node health check would.
+write_prolog() {
+  cat >"$ROOT/prolog.sh.tmp" <<EOF
+#!/bin/sh
+$MARKER
+if [ -e $ROOT/prolog.hold ]; then
+  touch $ROOT/prolog.waiting.\$SLURM_JOB_ID
+  i=0
+  while [ -e $ROOT/prolog.hold ] && [ \$i -lt 150 ]; do sleep 0.2; i=\$((i + 1)); done
+fi
+exit 0
+EOF
+  chmod 0755 "$ROOT/prolog.sh.tmp"
+  mv "$ROOT/prolog.sh.tmp" "$ROOT/prolog.sh"
 }
 
 node_log_files() { echo kern.log syslog fabricmanager.log; }
@@ -303,6 +339,105 @@ start_ctld() {
   log "slurmctld running"
 }
 
+# --- accounting: MariaDB and slurmdbd --------------------------------------
+
+MARIADB_SOCKET=$ROOT/run/mariadb.sock
+mariadb_running() { pid_alive "$ROOT/run/mariadb.pid"; }
+dbd_running() { pid_alive "$ROOT/run/slurmdbd.pid"; }
+sql() { mariadb --no-defaults --socket="$MARIADB_SOCKET" -u root -N -B "$@"; }
+
+# The password slurmdbd gives MariaDB: made once per cluster root, readable
+# by root only (slurmdbd.conf must be 0600 too, or slurmdbd refuses it).
+db_password() {
+  local f=$ROOT/etc/mariadb.password
+  if [[ ! -s $f ]]; then
+    (umask 077; head -c 18 /dev/urandom | base64 | tr -dc 'A-Za-z0-9' >"$f")
+  fi
+  cat "$f"
+}
+
+start_mariadb() {
+  mariadb_running && return 0
+  command -v mariadbd >/dev/null || die "mariadbd is not installed (Debian package mariadb-server)"
+  port_busy "$MARIADB_PORT" && die "port $MARIADB_PORT is taken by another process (set FF_MARIADB_PORT)"
+  local data=$ROOT/mariadb fresh=0
+  mkdir -p "$ROOT/run" "$ROOT/log"
+  if [[ ! -d $data/mysql ]]; then
+    fresh=1
+    rm -rf "$data"
+    mkdir -p "$data"
+    chown mysql: "$data"
+    mariadb-install-db --no-defaults --user=mysql --datadir="$data" --auth-root-authentication-method=socket \
+      --skip-test-db >"$ROOT/log/mariadb-install.log" 2>&1 ||
+      die "mariadb-install-db failed: $(tail -5 "$ROOT/log/mariadb-install.log")"
+  fi
+  chown mysql: "$ROOT/run"/ 2>/dev/null || true
+  # Loopback only, small buffers: a test database of a few hundred jobs.
+  (close_extra_fds; exec mariadbd --no-defaults --user=mysql --datadir="$data" \
+    --socket="$MARIADB_SOCKET" --port="$MARIADB_PORT" --bind-address=127.0.0.1 \
+    --pid-file="$ROOT/run/mariadb.pid" --log-error="$ROOT/log/mariadb.log" \
+    --skip-name-resolve --innodb-buffer-pool-size=32M --innodb-log-file-size=16M \
+    --innodb-lock-wait-timeout=900 --max-connections=50) </dev/null >/dev/null 2>&1 &
+  wait_for 60 sql -e 'SELECT 1' >/dev/null 2>&1 ||
+    die "MariaDB does not answer: $(tail -5 "$ROOT/log/mariadb.log")"
+  if ((fresh)); then
+    sql -e "CREATE USER '$DB_USER'@'127.0.0.1' IDENTIFIED BY '$(db_password)';
+            GRANT ALL ON \`$DB_NAME\`.* TO '$DB_USER'@'127.0.0.1';" ||
+      die "cannot create the database user"
+  fi
+  log "MariaDB running on 127.0.0.1:$MARIADB_PORT"
+}
+
+write_slurmdbd_conf() {
+  local f=$ROOT/etc/slurmdbd.conf
+  (umask 077; cat >"$f.tmp" <<EOF
+$MARKER
+AuthType=auth/munge
+DbdHost=localhost
+DbdPort=$DBD_PORT
+SlurmUser=root
+PidFile=$ROOT/run/slurmdbd.pid
+LogFile=$ROOT/log/slurmdbd.log
+StorageType=accounting_storage/mysql
+StorageHost=127.0.0.1
+StoragePort=$MARIADB_PORT
+StorageUser=$DB_USER
+StoragePass=$(db_password)
+StorageLoc=$DB_NAME
+EOF
+  )
+  mv "$f.tmp" "$f"
+}
+
+dbd_answers() { sacctmgr -n -P list cluster format=cluster >/dev/null 2>&1; }
+
+start_slurmdbd() {
+  dbd_running && return 0
+  port_busy "$DBD_PORT" && die "port $DBD_PORT is taken by another slurmdbd (set FF_SLURMDBD_PORT)"
+  write_slurmdbd_conf
+  # slurmdbd reads slurmdbd.conf beside $SLURM_CONF.
+  (close_extra_fds; exec slurmdbd)
+  wait_for 60 dbd_answers || die "slurmdbd does not answer: $(tail -5 "$ROOT/log/slurmdbd.log")"
+  log "slurmdbd running on port $DBD_PORT"
+}
+
+# The cluster, an account and the users that run jobs, as a site's
+# administrator adds them; each add is skipped when it exists.
+add_associations() {
+  local user
+  sacctmgr -n -P list cluster format=cluster | grep -qx ffcluster ||
+    sacctmgr -i add cluster ffcluster >/dev/null || die "sacctmgr add cluster failed"
+  sacctmgr -n -P list account format=account | grep -qx ffaccount ||
+    sacctmgr -i add account ffaccount Cluster=ffcluster Description=firstfault-tests Organization=firstfault >/dev/null ||
+    die "sacctmgr add account failed"
+  for user in root "$TEST_USER"; do
+    id -u "$user" >/dev/null 2>&1 || continue
+    sacctmgr -n -P list user "$user" format=user | grep -qx "$user" ||
+      sacctmgr -i add user "$user" Account=ffaccount Cluster=ffcluster >/dev/null ||
+      die "sacctmgr add user $user failed"
+  done
+}
+
 start_slurmd() {
   local n=$1
   slurmd_running "$n" && return 0
@@ -346,8 +481,19 @@ cmd_start() {
   write_slurm_conf
   write_plugstack
   write_epilog
+  write_prolog
   # Node logs start empty with a fresh cluster; a running one keeps them.
   ((fresh)) && create_node_logs
+  # A new controller state means new job ids from 1: the database of the
+  # old ones goes with it (the agent's, and Slurm's accounting).
+  if [[ ! -d $ROOT/state ]]; then
+    stop_accounting
+    rm -rf "$ROOT/mariadb"
+  fi
+  start_mariadb
+  start_slurmdbd
+  cmd_user >/dev/null
+  add_associations
   start_ctld
   local n
   for n in "${NODES[@]}"; do start_slurmd "$n"; done
@@ -376,6 +522,7 @@ cmd_stop() {
   local n
   for n in "${NODES[@]}"; do kill_pidfile "$ROOT/run/slurmd-$n.pid" 15; done
   kill_pidfile "$ROOT/run/slurmctld.pid" 15
+  stop_accounting
   cmd_syslog_stop
   if ((all)); then
     kill_pidfile /run/munge/munged.pid 10
@@ -383,9 +530,16 @@ cmd_stop() {
   log "cluster stopped"
 }
 
+stop_accounting() {
+  kill_pidfile "$ROOT/run/slurmdbd.pid" 15
+  kill_pidfile "$ROOT/run/mariadb.pid" 30
+}
+
 cmd_status() {
   local n rc=0
   if munge_works; then echo "munge: running"; else echo "munge: stopped"; rc=1; fi
+  if mariadb_running; then echo "mariadb: running"; else echo "mariadb: stopped"; rc=1; fi
+  if dbd_running; then echo "slurmdbd: running"; else echo "slurmdbd: stopped"; rc=1; fi
   if ctld_running; then echo "slurmctld: running"; else echo "slurmctld: stopped"; rc=1; fi
   for n in "${NODES[@]}"; do
     if slurmd_running "$n"; then echo "slurmd $n: running"; else echo "slurmd $n: stopped"; rc=1; fi
