@@ -1,5 +1,8 @@
 #include "common/run_process.h"
 
+#include <algorithm>
+#include <string_view>
+
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -150,10 +153,26 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
 
+  // The parent's environment, less the names options.environment sets.
+  std::vector<char*> env;
+  if (!options.environment.empty()) {
+    for (char** e = environ; e && *e; ++e) {
+      std::string_view entry(*e);
+      std::string_view name = entry.substr(0, entry.find('='));
+      bool replaced = std::any_of(
+          options.environment.begin(), options.environment.end(),
+          [&](const std::string& o) { return std::string_view(o).substr(0, o.find('=')) == name; });
+      if (!replaced) env.push_back(*e);
+    }
+    for (const auto& o : options.environment) env.push_back(const_cast<char*>(o.c_str()));
+    env.push_back(nullptr);
+  }
+  char** child_env = options.environment.empty() ? environ : env.data();
+
   pid_t pid = -1;
   int rc = argv[0].find('/') != std::string::npos
-               ? posix_spawn(&pid, args[0], &actions, &attr, args.data(), environ)
-               : posix_spawnp(&pid, args[0], &actions, &attr, args.data(), environ);
+               ? posix_spawn(&pid, args[0], &actions, &attr, args.data(), child_env)
+               : posix_spawnp(&pid, args[0], &actions, &attr, args.data(), child_env);
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   close_fd(in.read);

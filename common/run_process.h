@@ -17,6 +17,9 @@ struct ProcessOptions {
   std::chrono::milliseconds timeout{10000};    // from start to SIGTERM
   std::chrono::milliseconds kill_grace{2000};  // from SIGTERM to SIGKILL
   std::size_t max_output_bytes = 1 << 20;      // per stream; the rest is read and dropped
+  // "NAME=value" entries set for the child over the parent's environment
+  // (SLURM_TIME_FORMAT=%s: Slurm's commands print times as epoch seconds).
+  std::vector<std::string> environment;
 };
 
 struct ProcessResult {
@@ -36,7 +39,8 @@ struct ProcessResult {
 };
 
 // argv[0] is the program: a path when it contains '/', else looked up in PATH.
-// The child gets the parent's environment, an empty signal mask, default
+// The child gets the parent's environment (with options.environment over it),
+// an empty signal mask, default
 // signal dispositions and its own process group.
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options = {});
 

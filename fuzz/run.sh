@@ -19,8 +19,10 @@ ALL="fuzz_timestamp_parser fuzz_event_extractor fuzz_job_json fuzz_rule_file fuz
      fuzz_scontrol_parser fuzz_bundle_paths fuzz_hostlist fuzz_bundle_upload fuzz_http_request"
 TARGETS=${FUZZ_TARGETS:-$ALL}
 
+# -O1 -gline-tables-only: as scripts/sanitize.sh, for the same reasons.
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DFIRSTFAULT_FUZZ=ON \
-  -DFIRSTFAULT_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null || exit 2
+  -DFIRSTFAULT_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only -DNDEBUG" >/dev/null || exit 2
 # shellcheck disable=SC2086
 cmake --build "$BUILD_DIR" -j "$JOBS" --target $TARGETS || exit 2
 fuzz/make_corpus.sh "$BUILD_DIR/corpus" >/dev/null || exit 2

@@ -3,9 +3,10 @@
 #   1. ctest: unit, behaviour, component and packaging tests, and the
 #      end-to-end tests on a real Slurm cluster against this build.
 #   2. As root: the .deb packages ctest built are installed and the end-to-end
-#      tests run again against the installed files (plugin from Slurm's plugin
-#      directory, Epilog and collector from /usr/libexec/firstfault, agent from
-#      its unit's command line); then the packages are removed again.
+#      tests labelled `installed` (tests/slurm/CMakeLists.txt) run again
+#      against the installed files (plugin from Slurm's plugin directory,
+#      Epilog and collector from /usr/libexec/firstfault, agent from its
+#      unit's command line); then the packages are removed again.
 #   3. The project's scorer on the bundled examples.
 #   4. Hardening: the unit and component tests again under ASan and
 #      UBSan (scripts/sanitize.sh, clang, in build-asan/), then a fuzz smoke
@@ -64,7 +65,7 @@ if [ "$(id -u)" -eq 0 ] && [ -f "${debs[0]}" ] && [ -f "${debs[1]}" ]; then
     remove_packages() { dpkg -r firstfault-node firstfault-agent >/dev/null 2>&1 || true; }
     trap 'remove_packages; print_stage_times' EXIT
     dpkg -i "${debs[@]}" >/dev/null
-    FF_E2E_DEPLOY=--installed ctest --test-dir build --output-on-failure -L slurm
+    FF_E2E_DEPLOY=--installed ctest --test-dir build --output-on-failure -L installed
     remove_packages
     trap print_stage_times EXIT
   fi

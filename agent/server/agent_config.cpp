@@ -249,6 +249,17 @@ AgentConfig parse_agent_config(const std::string& text, const std::string& name)
         fail(name, v.Mark(), "'slurm_job_helper' must be an absolute path");
     } else if (key == "sacctmgr") {
       c.slurm.sacctmgr = v.IsNull() ? "" : scalar<std::string>(name, key, v);
+    } else if (key == "slurmctld_log") {
+      c.scheduler.slurmctld_log = v.IsNull() ? "" : scalar<std::string>(name, key, v);
+      const std::string& log = c.scheduler.slurmctld_log;
+      if (!log.empty() && log != "auto" && log != "off" && log[0] != '/')
+        fail(name, v.Mark(), "'slurmctld_log' must be auto, off or an absolute path");
+    } else if (key == "scheduler_node_states") {
+      c.scheduler.node_states = scalar<bool>(name, key, v);
+    } else if (key == "comment_field") {
+      c.slurm.comment_field = scalar<std::string>(name, key, v);
+      if (c.slurm.comment_field != "Comment" && c.slurm.comment_field != "AdminComment")
+        fail(name, v.Mark(), "'comment_field' must be Comment or AdminComment");
     } else if (key == "slurm_timeout_s") {
       c.slurm.timeout_s = positive(name, key, v, 1);
     } else if (key == "rules") {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "agent/drain/drain_settings.h"
+#include "agent/server/scheduler_evidence.h"
 #include "agent/slurm/slurm_client.h"
 #include "agent/suspects/suspect_report.h"
 #include "central/gather/central_gather.h"
@@ -81,6 +82,10 @@ struct AgentConfig {
   // Absolute path; the agent refuses to start when others may read it.
   std::string read_token_file;
   SlurmPaths slurm;  // scontrol, sacctmgr
+  // `slurmctld_log:` ("auto": SlurmctldLogFile from scontrol show config;
+  // off; a path), `scheduler_node_states:` (bool): the scheduler's account
+  // of each attempt in the incident's cluster/ (scheduler_evidence.h).
+  SchedulerEvidenceConfig scheduler;
   // Central sources asked once per job attempt before its final pass:
   // `loki:` (central/loki/loki_config.h) with gather_margin_before_s/_after_s,
   // `prometheus:` (central/prometheus/prometheus_config.h).

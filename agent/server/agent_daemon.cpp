@@ -28,6 +28,7 @@
 #include "agent/server/request_auth.h"
 #include "agent/server/retention_sweep.h"
 #include "agent/server/startup_recovery.h"
+#include "agent/server/upload_validation.h"
 #include "agent/slurm/slurm_client.h"
 #include "engine/pipeline/analyze.h"
 #include "engine/rules/compiled_rules.h"
@@ -135,6 +136,7 @@ int run_agent(const AgentConfig& config) {
   engine.jobs = static_cast<unsigned>(config.jobs);
   runner.set_analyze_options(engine);
   runner.set_central_sources(config.central);
+  runner.set_scheduler_evidence(config.scheduler);
   // Declared after the runner's store and Slurm client, before the tracker
   // whose thread calls it: it outlives every pass.
   std::optional<DrainPolicy> drain;
@@ -164,6 +166,9 @@ int run_agent(const AgentConfig& config) {
   limits.max_job_bytes = config.max_job_bytes;
   BundleReceiver receiver(layout, *store, tracker, limits);
   receiver.set_metrics(&metrics);
+  receiver.set_attempt_resolver([&runner](const UploadMeta& meta, const std::string& start) {
+    return runner.attempt_of_bundle(meta.job_id, meta.attempt, start);
+  });
   receiver.set_free_space_floor({config.min_free_bytes, config.min_free_percent});
   metrics.set_free_bytes_source(
       [root = layout.root()] { return static_cast<double>(free_space(root).free_bytes); });

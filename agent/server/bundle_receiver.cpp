@@ -59,6 +59,14 @@ Reply BundleReceiver::receive(const AuthDecision& writer, const std::string& met
   const BundleWeight& weight = check.weight;
   const std::vector<std::string>& fragment_nodes = check.fragment_nodes;
 
+  if (resolve_attempt_) {
+    int attempt = resolve_attempt_(meta, check.fragment_start_time);
+    if (attempt != meta.attempt) {
+      spdlog::info("bundle {}: job {} attempt {} by Slurm's records (the node said {})",
+                   meta.bundle_id, meta.job_id, attempt, meta.attempt);
+      meta.attempt = attempt;
+    }
+  }
   JobKey key{meta.job_id, meta.attempt};
   BundleRecord record;
   record.bundle_id = meta.bundle_id;

@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,8 @@
 #include "agent/store/diagnosis_store.h"
 
 namespace ff::agent {
+
+struct UploadMeta;  // upload_validation.h
 
 class AgentMetrics;
 
@@ -43,6 +46,11 @@ class BundleReceiver {
   Reply receive(const AuthDecision& writer, const std::string& meta,
                 const std::vector<UploadedFile>& files);
 
+  // Which attempt a bundle is filed under (slurm_job.h resolve_attempt),
+  // from its meta and its job.json start_time; none: the meta's.
+  using AttemptResolver = std::function<int(const UploadMeta&, const std::string& start_time)>;
+  void set_attempt_resolver(AttemptResolver resolver) { resolve_attempt_ = std::move(resolver); }
+
   // Counts stored and duplicate bundles; null: nothing is counted.
   void set_metrics(AgentMetrics* metrics) { metrics_ = metrics; }
   void set_free_space_floor(FreeSpaceFloor floor) { floor_ = floor; }
@@ -55,6 +63,7 @@ class BundleReceiver {
   FreeSpaceFloor floor_;
   std::atomic<unsigned long> tmp_counter_{0};
   AgentMetrics* metrics_ = nullptr;
+  AttemptResolver resolve_attempt_;
 };
 
 }  // namespace ff::agent

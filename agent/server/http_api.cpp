@@ -324,7 +324,7 @@ void HttpApi::fastpass(const httplib::Request& req, httplib::Response& res) {
       return send_error(res, 400, "X-Firstfault-Deadline-Ms: not a number");
     }
   }
-  JobKey key{path_job, attempt};
+  JobKey key{path_job, runner_.attempt_of_fastpass(path_job, attempt)};
   bool all = tracker_.wait_for_all_nodes(key, start + wait);
   // scontrol (job state, Comment) may use what is left of the client's time.
   std::optional<std::chrono::steady_clock::time_point> answer_by;
@@ -334,7 +334,7 @@ void HttpApi::fastpass(const httplib::Request& req, httplib::Response& res) {
   if (!out.ok) return send_error(res, out.http_status, out.error);
   send_json(res, 200,
             {{"job_id", path_job},
-             {"attempt", attempt},
+             {"attempt", key.attempt},
              {"pass", "fastpass"},
              {"pass_no", out.record.pass_no},
              {"verdict", out.record.verdict},

@@ -266,6 +266,11 @@ json JobJsonMerge::finish(const JobKey& key, const MergeFacts& facts) {
   } else if (ended) {
     state = slurm->state;
     if (!slurm->exit_code.empty()) exit_code = slurm->exit_code;
+  } else if (facts.accounting && facts.accounting->ended() && !facts.accounting->state.empty()) {
+    state = facts.accounting->state;
+    if (!facts.accounting->exit_code.empty()) exit_code = facts.accounting->exit_code;
+    if (facts.accounting->end_time > end_time) end_time = facts.accounting->end_time;
+    if (start_time.empty()) start_time = facts.accounting->start_time;
   }
   if (!start_time.empty()) job["start_time"] = start_time;
   if (!end_time.empty()) job["end_time"] = end_time;

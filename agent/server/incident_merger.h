@@ -25,7 +25,10 @@ namespace ff::agent {
 
 // What a pass knows beyond the bundles.
 struct MergeFacts {
-  std::optional<SlurmJob> slurm;                // scontrol's view, when it answered
+  std::optional<SlurmJob> slurm;  // scontrol's view, when it answered
+  // slurmdbd's record of this attempt: its terminal state when slurmctld's
+  // record is of a newer attempt or gone (MinJobAge).
+  std::optional<AccountingAttempt> accounting;
   std::string state_override;                   // fast pass: "FAILED"
   std::string exit_code_override;               // fast pass: the batch script's exit:signal
   bool add_job_output = true;                   // copy StdOut/StdErr into app/ when readable here

@@ -95,6 +95,36 @@ std::optional<SlurmJob> PassRunner::slurm_job(const JobKey& key, int timeout_ms,
   return for_attempt(lookup.job);
 }
 
+std::optional<SlurmJob> PassRunner::newest_record(const std::string& job_id) {
+  // slurm_job() keeps the record whatever its attempt; asked for attempt
+  // -1 it returns none, so the cache is read here.
+  slurm_job(JobKey{job_id, -1});
+  std::lock_guard<std::mutex> lock(cache_mutex_);
+  auto it = cache_.find(job_id);
+  if (it == cache_.end()) return std::nullopt;
+  return it->second.job;
+}
+
+int PassRunner::attempt_of_bundle(const std::string& job_id, int claimed,
+                                  const std::string& start_time) {
+  auto newest = newest_record(job_id);
+  if (!newest) return claimed;
+  int guess = resolve_attempt(claimed, start_time, &*newest, nullptr);
+  // The common case: the newest attempt, live, as the node said. Otherwise
+  // (a requeue, or a record cached from before the attempt started)
+  // accounting, which has every attempt's start, settles it.
+  if (guess == claimed && claimed == newest->restart_count && newest->running()) return claimed;
+  AccountingLookup acct = slurm_.accounting(job_id);
+  if (acct.record) return resolve_attempt(claimed, start_time, &*newest, &*acct.record);
+  return guess;
+}
+
+int PassRunner::attempt_of_fastpass(const std::string& job_id, int claimed) {
+  auto newest = newest_record(job_id);
+  if (newest && newest->running()) return newest->restart_count;
+  return claimed;
+}
+
 std::size_t PassRunner::cached_lookups() {
   std::lock_guard<std::mutex> lock(cache_mutex_);
   return cache_.size();
@@ -187,12 +217,13 @@ void PassRunner::gather_central(const JobKey& key) {
 }
 
 void PassRunner::add_central(const JobKey& key) {
-  fs::path dir = layout_.central(key);
-  std::error_code ec;
-  if (!fs::exists(dir, ec)) return;
-  if (std::string problem = ff::sources::overlay_central(dir, layout_.incident(key));
-      !problem.empty())
-    spdlog::warn("job {}: central sources: {}", key.str(), problem);
+  for (const fs::path& dir : {layout_.central(key), layout_.scheduler(key)}) {
+    std::error_code ec;
+    if (!fs::exists(dir, ec)) continue;
+    if (std::string problem = ff::sources::overlay_central(dir, layout_.incident(key));
+        !problem.empty())
+      spdlog::warn("job {}: {}: {}", key.str(), dir.filename().string(), problem);
+  }
 }
 
 PassOutcome PassRunner::run(const JobKey& key, const std::string& trigger,
@@ -214,6 +245,19 @@ PassOutcome PassRunner::run(const JobKey& key, const std::string& trigger,
   }
   MergeFacts facts;
   facts.slurm = slurm;
+  // Accounting knows every attempt, slurmctld only the newest: an older
+  // attempt's terminal state (NODE_FAIL, PREEMPTED, REQUEUED) and which
+  // accounting record is whose come from here.
+  int newest_attempt = slurm ? slurm->restart_count : -1;
+  if (trigger != "fastpass" && scheduler_) {
+    AccountingLookup acct = slurm_.accounting(key.job_id);
+    if (acct.record) {
+      if (const AccountingAttempt* a = acct.record->of(key.attempt)) facts.accounting = *a;
+      newest_attempt = std::max(newest_attempt, static_cast<int>(acct.record->attempts.size()) - 1);
+    } else if (acct.status == AccountingLookup::Status::error) {
+      spdlog::warn("job {}: accounting: {}", key.str(), acct.error);
+    }
+  }
   if (batch_exit_status) {
     facts.state_override = "FAILED";
     facts.exit_code_override = exit_code_from_wait_status(*batch_exit_status);
@@ -221,6 +265,12 @@ PassOutcome PassRunner::run(const JobKey& key, const std::string& trigger,
   auto merge_start = std::chrono::steady_clock::now();
   MergeResult merged = rebuild_incident(layout_, key, bundles, facts);
   for (const auto& p : merged.problems) spdlog::warn("job {}: {}", key.str(), p);
+  if (trigger != "fastpass" && scheduler_) {
+    SchedulerEvidence evidence =
+        gather_scheduler_evidence(*scheduler_, slurm_, merged.job, layout_.scheduler(key));
+    if (!evidence.problem.empty())
+      spdlog::warn("job {}: scheduler: {}", key.str(), evidence.problem);
+  }
   add_central(key);
   auto engine_start = std::chrono::steady_clock::now();
 
@@ -248,7 +298,7 @@ PassOutcome PassRunner::run(const JobKey& key, const std::string& trigger,
 
   std::string status =
       apply_comment_rules(key, trigger, slurm, result.diagnosis.verdict, result.diagnosis.summary,
-                          ms_left(answer_by), out.comment_written);
+                          ms_left(answer_by), out.comment_written, newest_attempt);
   store_.set_comment_status(out.record.id, status);
   out.record.comment_status = status;
   store_.upsert_job(job_record(key, merged.job, slurm));
@@ -279,8 +329,14 @@ std::string PassRunner::finish_comment(const PassRecord& pass) {
   // listing was made has settled its own since.
   if (!newest || newest->id != pass.id || !newest->comment_status.empty()) return "";
   bool written = false;
-  std::string status =
-      apply_comment_rules(key, pass.trigger, slurm, pass.verdict, pass.summary, 0, written);
+  int newest_attempt = slurm ? slurm->restart_count : -1;
+  if (pass.trigger != "fastpass" && scheduler_) {
+    AccountingLookup acct = slurm_.accounting(key.job_id);
+    if (acct.record)
+      newest_attempt = std::max(newest_attempt, static_cast<int>(acct.record->attempts.size()) - 1);
+  }
+  std::string status = apply_comment_rules(key, pass.trigger, slurm, pass.verdict, pass.summary, 0,
+                                           written, newest_attempt);
   store_.set_comment_status(pass.id, status);
   return status;
 }
@@ -288,7 +344,7 @@ std::string PassRunner::finish_comment(const PassRecord& pass) {
 std::string PassRunner::apply_comment_rules(const JobKey& key, const std::string& trigger,
                                             const std::optional<SlurmJob>& slurm,
                                             const std::string& verdict, const std::string& summary,
-                                            int timeout_ms, bool& written) {
+                                            int timeout_ms, bool& written, int newest_attempt) {
   written = false;
   if (verdict == "no_failure" || verdict.empty() || summary.empty()) return "not_needed";
   // The fast pass runs while the batch step exits: the job still runs unless
@@ -296,7 +352,8 @@ std::string PassRunner::apply_comment_rules(const JobKey& key, const std::string
   // refuses the update, so only the accounting copy is left.
   bool accepts = slurm ? slurm->accepts_comment() : trigger == "fastpass";
   if (!accepts) {
-    std::string status = slurm_.set_comment_after_end(key.job_id, summary);
+    std::string status =
+        slurm_.set_comment_after_end(key.job_id, summary, key.attempt, newest_attempt);
     written = status.rfind("written", 0) == 0;
     return status;
   }

@@ -15,6 +15,7 @@
 
 #include "agent/server/incident_merger.h"
 #include "agent/server/job_locks.h"
+#include "agent/server/scheduler_evidence.h"
 #include "agent/server/state_layout.h"
 #include "agent/slurm/slurm_client.h"
 #include "agent/store/diagnosis_store.h"
@@ -45,6 +46,11 @@ class PassRunner {
   // Loki/Prometheus, asked once per job attempt before its first final or
   // deadline pass (not the fast pass: it must answer in seconds).
   void set_central_sources(ff::sources::CentralConfig config) { central_ = std::move(config); }
+  // The scheduler's account of the attempt (slurmctld's log, node states,
+  // accounting), asked by every final and deadline pass; nullopt: never.
+  void set_scheduler_evidence(std::optional<SchedulerEvidenceConfig> config) {
+    scheduler_ = std::move(config);
+  }
 
   // Called with every stored final or deadline pass (not the fast pass),
   // under the job's lock, after the Comment: the drain policy. Its
@@ -72,6 +78,15 @@ class PassRunner {
   // lookups are dropped, then those that expire soonest.
   std::optional<SlurmJob> slurm_job(const JobKey& key, int timeout_ms = 0, bool for_pass = false);
   static constexpr std::size_t kMaxCachedLookups = 1024;
+  // slurmctld's record of the job's newest attempt, whichever it is (cached
+  // as slurm_job's).
+  std::optional<SlurmJob> newest_record(const std::string& job_id);
+  // The attempt a bundle (resolve_attempt in slurm_job.h) or a fast pass is
+  // of. Accounting is asked only when slurmctld's record does not settle it.
+  int attempt_of_bundle(const std::string& job_id, int claimed, const std::string& start_time);
+  // A fast pass is about the attempt that runs now: slurmctld's newest
+  // while the job is live, else `claimed`.
+  int attempt_of_fastpass(const std::string& job_id, int claimed);
   std::size_t cached_lookups();
 
   // Writes the Comment of a stored pass whose Comment was not written (the
@@ -85,7 +100,8 @@ class PassRunner {
  private:
   std::string apply_comment_rules(const JobKey& key, const std::string& trigger,
                                   const std::optional<SlurmJob>& slurm, const std::string& verdict,
-                                  const std::string& summary, int timeout_ms, bool& written);
+                                  const std::string& summary, int timeout_ms, bool& written,
+                                  int newest_attempt = -1);
 
   // Asks the central sources for the job attempt when central/ is not there
   // yet. Loki or Prometheus may take their whole timeout: the job's lock is
@@ -93,11 +109,13 @@ class PassRunner {
   // never while they are asked, so the job's bundles, rebuilds and fast
   // pass go on meanwhile.
   void gather_central(const JobKey& key);
-  // Lays central/ over the rebuilt incident. The caller holds the job's lock.
+  // Lays central/ and scheduler/ over the rebuilt incident. The caller
+  // holds the job's lock.
   void add_central(const JobKey& key);
 
   StateLayout layout_;
   ff::sources::CentralConfig central_;
+  std::optional<SchedulerEvidenceConfig> scheduler_;
   AfterPass after_final_pass_;
   DiagnosisStore& store_;
   SlurmClient& slurm_;

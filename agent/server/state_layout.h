@@ -1,5 +1,6 @@
 // Where the agent keeps things under state_dir (docs/slurm-path.md section 5):
-//   jobs/<job_id>/<attempt>/{bundles/<bundle_id>/, incident/, passes/<n>.json, central/}
+//   jobs/<job_id>/<attempt>/{bundles/<bundle_id>/, incident/, passes/<n>.json, central/,
+//                           scheduler/}
 //   tmp/   uploads being written; emptied at start
 #pragma once
 
@@ -29,6 +30,8 @@ class StateLayout {
   std::filesystem::path passes(const JobKey& k) const { return job(k) / "passes"; }
   // What the central sources (Loki, Prometheus) returned, gathered once.
   std::filesystem::path central(const JobKey& k) const { return job(k) / "central"; }
+  // The scheduler's account of the attempt, asked again by each final pass.
+  std::filesystem::path scheduler(const JobKey& k) const { return job(k) / "scheduler"; }
   // The bundle's directory relative to state_dir, as the store records it.
   static std::string bundle_rel(const JobKey& k, const std::string& bundle_id) {
     return "jobs/" + k.job_id + "/" + std::to_string(k.attempt) + "/bundles/" + bundle_id;

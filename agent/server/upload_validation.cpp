@@ -63,6 +63,8 @@ UploadCheck check_upload_files(const UploadMeta& meta, const std::vector<Uploade
   if (fragment.contains("job_id") &&
       (!fragment["job_id"].is_string() || fragment["job_id"].get<std::string>() != meta.job_id))
     return refuse(400, "file 'job.json': job_id differs from meta");
+  if (fragment.contains("start_time") && fragment["start_time"].is_string())
+    c.fragment_start_time = fragment["start_time"].get<std::string>();
   if (fragment.contains("nodes") && fragment["nodes"].is_array())
     for (const auto& n : fragment["nodes"])
       if (n.is_string() && valid_node_name(n.get<std::string>()))

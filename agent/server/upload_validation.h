@@ -29,6 +29,7 @@ struct UploadCheck {
   std::size_t total_bytes = 0;  // the files' contents, summed
   BundleWeight weight;          // bytes and lines (bundle_limits.h)
   std::vector<std::string> fragment_nodes;  // the valid node names of job.json's `nodes`
+  std::string fragment_start_time;          // job.json's start_time, "" when none
 };
 
 // The limits (all but max_lines_per_job, which needs the store), every file

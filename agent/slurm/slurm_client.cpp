@@ -5,7 +5,10 @@
 #include <utility>
 
 #include "agent/slurm/comment_text.h"
+#include "common/node_name.h"
 #include "common/run_process.h"
+
+#include <map>
 
 namespace ff::agent {
 
@@ -88,6 +91,8 @@ ClusterFacts SlurmClient::cluster_facts() {
   }
   std::string storage = config["AccountingStorageType"];
   facts.accounting = !storage.empty() && storage != "accounting_storage/none";
+  std::string log = config["SlurmctldLogFile"];
+  if (!log.empty() && log.front() == '/') facts.slurmctld_log_file = log;
   facts_ = facts;
   return facts;
 }
@@ -95,8 +100,9 @@ ClusterFacts SlurmClient::cluster_facts() {
 std::string SlurmClient::set_comment(const std::string& job_id, const std::string& summary,
                                      int timeout_ms) const {
   std::string text = comment_text(summary);
-  ProcessResult r = run_process({paths_.scontrol, "update", "JobId=" + job_id, "Comment=" + text},
-                                bounded(timeout_ms));
+  ProcessResult r =
+      run_process({paths_.scontrol, "update", "JobId=" + job_id, paths_.comment_field + "=" + text},
+                  bounded(timeout_ms));
   return r.ok() ? "written" : failure(r);
 }
 
@@ -130,8 +136,74 @@ NodeStateLookup SlurmClient::node_state(const std::string& node) const {
     return lookup;
   }
   lookup.known = true;
+  lookup.node = node;
   lookup.state = it->second;
   return lookup;
+}
+
+std::vector<NodeStateLookup> SlurmClient::node_states(const std::vector<std::string>& nodes) const {
+  std::vector<NodeStateLookup> out;
+  if (nodes.empty()) return out;
+  std::string list;
+  for (const auto& n : nodes) {
+    out.push_back({});
+    out.back().node = n;
+    // Plain names only: a hostlist expression would ask for other nodes.
+    if (!ff::valid_node_name(n) || n.find_first_of("[],") != std::string::npos) {
+      out.back().error = "not a plain node name";
+      continue;
+    }
+    list += (list.empty() ? "" : ",") + n;
+  }
+  if (list.empty()) return out;
+  ProcessOptions options = bounded(0);
+  // ReasonTime as epoch seconds, whatever the agent's time zone.
+  options.environment.push_back("SLURM_TIME_FORMAT=%s");
+  ProcessResult r = run_process({paths_.scontrol, "show", "node", "-o", list}, options);
+  std::map<std::string, NodeStateLookup> shown;
+  if (r.ok()) {
+    std::size_t start = 0;
+    while (start < r.out.size()) {
+      std::size_t end = r.out.find('\n', start);
+      if (end == std::string::npos) end = r.out.size();
+      std::string line = r.out.substr(start, end - start);
+      auto fields = parse_scontrol_fields(line);
+      start = end + 1;
+      NodeStateLookup l;
+      l.node = fields["NodeName"];
+      l.state = fields["State"];
+      if (l.node.empty() || l.state.empty()) continue;
+      l.known = true;
+      // "Reason=Not responding [slurm@1796226539]": the text, then who set
+      // it and when, as the last bracketed word. Slurm prints Reason last,
+      // and an administrator's text may hold "Key=" words of its own: the
+      // reason is the rest of the line, not a field split.
+      auto at_reason = line.find(" Reason=");
+      std::string reason = at_reason == std::string::npos ? "" : line.substr(at_reason + 8);
+      auto at = reason.rfind(" [");
+      if (at != std::string::npos && reason.back() == ']') {
+        std::string who_when = reason.substr(at + 2, reason.size() - at - 3);
+        reason.erase(at);
+        auto sep = who_when.rfind('@');
+        std::string when = sep == std::string::npos ? "" : who_when.substr(sep + 1);
+        if (!when.empty() && when.size() <= 12 &&
+            when.find_first_not_of("0123456789") == std::string::npos)
+          l.reason_time = std::stoll(when);
+      }
+      if (reason == "(null)" || reason == "none") reason.clear();
+      l.reason = reason;
+      shown[l.node] = std::move(l);
+    }
+  }
+  for (auto& o : out) {
+    if (!o.error.empty()) continue;
+    auto it = shown.find(o.node);
+    if (it != shown.end())
+      o = it->second;
+    else
+      o.error = r.ok() ? "not shown by scontrol" : failure(r);
+  }
+  return out;
 }
 
 std::string SlurmClient::drain_node(const std::string& node, const std::string& reason) const {
@@ -149,17 +221,55 @@ std::string SlurmClient::drain_node(const std::string& node, const std::string& 
 }
 
 std::string SlurmClient::set_comment_after_end(const std::string& job_id,
-                                               const std::string& summary) {
+                                               const std::string& summary, int attempt,
+                                               int newest_attempt) {
   if (sacctmgr_disabled(paths_.sacctmgr)) return "skipped: sacctmgr off";
   ClusterFacts facts = cluster_facts();
   if (!facts.known) return "skipped: " + facts.error;
   if (!facts.accounting) return "skipped: no accounting";
-  std::string program = paths_.sacctmgr == "auto" ? "/usr/bin/sacctmgr" : paths_.sacctmgr;
   std::string text = comment_text(summary);
-  ProcessResult r = run_process(
-      {program, "-i", "modify", "job", "where", "jobid=" + job_id, "set", "Comment=" + text},
-      bounded(0));
-  return r.ok() ? "written: sacctmgr" : failure(r);
+  // The newest record when the attempt is past what accounting knows.
+  if (newest_attempt >= 0 && attempt > newest_attempt) attempt = newest_attempt;
+  ProcessResult r =
+      run_process({paths_.slurm_job_helper,
+                   paths_.comment_field == "AdminComment" ? "--set-admin-comment" : "--set-comment",
+                   job_id, std::to_string(attempt), text},
+                  bounded(0));
+  return r.ok() ? "written: slurmdbd" : failure(r);
+}
+
+AccountingLookup SlurmClient::accounting(const std::string& job_id, int timeout_ms) {
+  AccountingLookup lookup;
+  if (sacctmgr_disabled(paths_.sacctmgr)) {
+    lookup.status = AccountingLookup::Status::off;
+    lookup.error = "sacctmgr off";
+    return lookup;
+  }
+  ClusterFacts facts = cluster_facts();
+  if (!facts.known || !facts.accounting) {
+    lookup.status = AccountingLookup::Status::off;
+    lookup.error = facts.known ? "no accounting" : facts.error;
+    return lookup;
+  }
+  constexpr int kNotFound = 3;
+  ProcessResult r =
+      run_process({paths_.slurm_job_helper, "--accounting", job_id}, bounded(timeout_ms));
+  if (r.started && !r.timed_out && r.signal == 0 && r.exit_code == kNotFound) {
+    lookup.status = AccountingLookup::Status::not_found;
+    return lookup;
+  }
+  if (!r.ok()) {
+    lookup.error = failure(r);
+    return lookup;
+  }
+  std::string problem;
+  lookup.record = parse_accounting_json(r.out, problem);
+  if (!lookup.record) {
+    lookup.error = "unusable answer of " + paths_.slurm_job_helper + " --accounting: " + problem;
+    return lookup;
+  }
+  lookup.status = AccountingLookup::Status::found;
+  return lookup;
 }
 
 }  // namespace ff::agent

@@ -1,12 +1,14 @@
-// The agent's only way to Slurm: scontrol, sacctmgr and firstfault-slurm-job
+// The agent's only way to Slurm: scontrol and firstfault-slurm-job
 // run by exec with an argument vector (common/run_process), each with a time
 // bound. Thread-safe.
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "agent/slurm/slurm_job.h"
 #include "common/run_process.h"
@@ -17,10 +19,23 @@ struct SlurmPaths {
   std::string scontrol = "/usr/bin/scontrol";
   // Prints one job's record as JSON (slurm_job.h), read with libslurm.
   std::string slurm_job_helper = "/usr/libexec/firstfault/firstfault-slurm-job";
-  // "auto": /usr/bin/sacctmgr when AccountingStorageType is not none;
-  // a path: that program, under the same condition; "" (or off/none): never.
+  // Whether an ended job's Comment goes to accounting: "auto" (or any
+  // path, as older configurations name sacctmgr) when AccountingStorageType
+  // is not none; "" (or off/none): never. The record is written through
+  // slurm_job_helper (set_comment_after_end), never sacctmgr itself.
   std::string sacctmgr = "auto";
+  // Which of the job's fields holds the diagnosis: "Comment" (its user
+  // reads it, and may overwrite it) or "AdminComment" (only root, SlurmUser
+  // and Slurm administrators may write it: what a user sets can never pass
+  // for firstfault's word). Both while the job runs and in accounting.
+  std::string comment_field = "Comment";
   int timeout_s = 10;
+};
+
+struct AccountingLookup {
+  enum class Status { found, not_found, error, off } status = Status::error;
+  std::optional<AccountingRecord> record;
+  std::string error;  // why, when status is error or off
 };
 
 struct JobLookup {
@@ -32,17 +47,21 @@ struct JobLookup {
 // What `scontrol show node -o <node>` says of a node's state.
 struct NodeStateLookup {
   bool known = false;
-  std::string state;  // State=..., e.g. "IDLE+DRAIN", "DOWN*", "MIXED"
-  std::string error;  // why, when not known
+  std::string node;
+  std::string state;             // State=..., e.g. "IDLE+DRAIN", "DOWN*", "MIXED"
+  std::string reason;            // Reason=..., without its "[user@time]" suffix; "" when none
+  std::int64_t reason_time = 0;  // when the reason was set (epoch seconds); 0 when none
+  std::string error;             // why, when not known
   // DRAIN (draining or drained), DRAINED or DOWN: takes no new jobs already.
   bool unavailable() const;
 };
 
 // What `scontrol show config` says that the agent needs; read once.
 struct ClusterFacts {
-  bool known = false;       // false: scontrol show config failed
-  int slurm_user_uid = -1;  // SlurmUser=slurm(64030) → 64030
-  bool accounting = false;  // AccountingStorageType != accounting_storage/none
+  bool known = false;              // false: scontrol show config failed
+  int slurm_user_uid = -1;         // SlurmUser=slurm(64030) → 64030
+  bool accounting = false;         // AccountingStorageType != accounting_storage/none
+  std::string slurmctld_log_file;  // SlurmctldLogFile; "" when slurmctld logs to syslog
   std::string error;
 };
 
@@ -62,12 +81,26 @@ class SlurmClient {
   // Returns the status recorded with the pass: "written", "failed: ...".
   std::string set_comment(const std::string& job_id, const std::string& summary,
                           int timeout_ms = 0) const;
-  // After the job ended: sacctmgr when accounting is configured. Returns
-  // "written: sacctmgr", "skipped: no accounting", "failed: ...".
-  std::string set_comment_after_end(const std::string& job_id, const std::string& summary);
+  // After the job ended, when accounting is configured (and `sacctmgr` is
+  // not off): the Comment of the attempt's own accounting record, through
+  // `firstfault-slurm-job --set-comment` (slurmdbd's job modify, as sacctmgr
+  // uses it, but for one record: sacctmgr changes the newest record of an
+  // id and every task of an array whose id is the array's, and lower-cases
+  // the text). `newest_attempt` < 0: not known. Returns "written: slurmdbd",
+  // "skipped: no accounting", "skipped: sacctmgr off", "failed: ...".
+  std::string set_comment_after_end(const std::string& job_id, const std::string& summary,
+                                    int attempt = 0, int newest_attempt = -1);
+
+  // Every attempt's accounting record (firstfault-slurm-job --accounting);
+  // status off when accounting is not configured or sacctmgr is off.
+  AccountingLookup accounting(const std::string& job_id, int timeout_ms = 0);
 
   // `scontrol show node -o <node>`.
   NodeStateLookup node_state(const std::string& node) const;
+  // `scontrol show node -o <n1,n2,...>` in one call, times as epoch seconds:
+  // one entry per node asked for, in that order (known = false for a node
+  // scontrol did not show).
+  std::vector<NodeStateLookup> node_states(const std::vector<std::string>& nodes) const;
   // `scontrol update NodeName=<node> State=DRAIN Reason=<reason>`, the
   // reason made safe by slurm_safe_text (kMaxDrainReasonBytes). Returns
   // "drained" or "failed: ...".

@@ -174,6 +174,114 @@ std::optional<SlurmJob> parse_slurm_job_json(const std::string& text, std::strin
   return job;
 }
 
+const AccountingAttempt* AccountingRecord::of(int attempt) const {
+  for (const auto& a : attempts)
+    if (a.attempt == attempt) return &a;
+  return nullptr;
+}
+
+std::string accounting_json(const AccountingRecord& record) {
+  json attempts = json::array();
+  for (const auto& a : record.attempts)
+    attempts.push_back({{"attempt", a.attempt},
+                        {"state", a.state},
+                        {"exit_code", a.exit_code},
+                        {"submit_time", a.submit_time},
+                        {"start_time", a.start_time},
+                        {"end_time", a.end_time},
+                        {"nodes", a.nodes}});
+  json j = {{"job_id", record.job_id}, {"attempts", attempts}};
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::optional<AccountingRecord> parse_accounting_json(const std::string& text,
+                                                      std::string& problem) {
+  json j = json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    problem = "not a JSON object";
+    return std::nullopt;
+  }
+  AccountingRecord record;
+  auto job_id = j.find("job_id");
+  if (job_id == j.end() || !job_id->is_string() || !job_id_form(job_id->get<std::string>())) {
+    problem = "'job_id' is not a Slurm job id";
+    return std::nullopt;
+  }
+  record.job_id = job_id->get<std::string>();
+  auto list = j.find("attempts");
+  if (list == j.end() || !list->is_array()) {
+    problem = "'attempts' is not a list";
+    return std::nullopt;
+  }
+  for (const auto& a : *list) {
+    AccountingAttempt attempt;
+    auto text_at = [&](const char* key, std::string& out, bool (*form)(const std::string&)) {
+      auto it = a.find(key);
+      if (it == a.end() || it->is_null()) return true;
+      if (!it->is_string()) return false;
+      out = it->get<std::string>();
+      return out.empty() || form(out);
+    };
+    if (!a.is_object() || !a.contains("attempt") || !a["attempt"].is_number_integer() ||
+        a["attempt"].get<std::int64_t>() < 0 || a["attempt"].get<std::int64_t>() > 1000000) {
+      problem = "an attempt without its index";
+      return std::nullopt;
+    }
+    attempt.attempt = static_cast<int>(a["attempt"].get<std::int64_t>());
+    if (!text_at("state", attempt.state, state_form) || attempt.state.empty() ||
+        !text_at("exit_code", attempt.exit_code, exit_code_form) ||
+        !text_at("submit_time", attempt.submit_time, utc_form) ||
+        !text_at("start_time", attempt.start_time, utc_form) ||
+        !text_at("end_time", attempt.end_time, utc_form)) {
+      problem = "attempt " + std::to_string(attempt.attempt) + ": a field not as Slurm writes it";
+      return std::nullopt;
+    }
+    if (auto n = a.find("nodes"); n != a.end() && !n->is_null()) {
+      if (!n->is_array()) {
+        problem = "attempt " + std::to_string(attempt.attempt) + ": 'nodes' is not a list";
+        return std::nullopt;
+      }
+      for (const auto& node : *n) {
+        if (!node.is_string() || !ff::valid_node_name(node.get<std::string>())) {
+          problem = "attempt " + std::to_string(attempt.attempt) + ": not a node name in 'nodes'";
+          return std::nullopt;
+        }
+        attempt.nodes.push_back(node.get<std::string>());
+      }
+    }
+    record.attempts.push_back(std::move(attempt));
+  }
+  return record;
+}
+
+int resolve_attempt(int claimed, const std::string& bundle_start, const SlurmJob* newest,
+                    const AccountingRecord* accounting) {
+  MaybeTime start = parse_iso8601_utc(bundle_start);
+  if (!start) return claimed;
+  constexpr TimeUs kSlack = 2 * kUsPerSecond;
+  if (accounting && !accounting->attempts.empty()) {
+    int best = -1;
+    TimeUs best_start = 0;
+    for (const auto& a : accounting->attempts) {
+      MaybeTime s = parse_iso8601_utc(a.start_time);
+      if (!s || *s > *start + kSlack) continue;
+      if (best < 0 || *s >= best_start) {
+        best = a.attempt;
+        best_start = *s;
+      }
+    }
+    if (best >= 0) return best;
+  }
+  if (!newest) return claimed;
+  int r = newest->restart_count;
+  // The newest attempt has not started (a requeued job waits for its begin
+  // time), or started after this allocation: the bundle is of the one before.
+  MaybeTime s = parse_iso8601_utc(newest->start_time);
+  bool newest_started = s && newest->state != "PENDING" && newest->state != "REQUEUED";
+  if (newest_started && *s <= *start + kSlack) return r;
+  return r > 0 ? r - 1 : claimed;
+}
+
 std::string slurm_epoch_to_utc(std::int64_t seconds) {
   // libslurm's start_time and end_time are time_t: seconds since the epoch,
   // an instant with no zone, so they are written as UTC directly. No

@@ -41,6 +41,48 @@ struct SlurmJob {
   bool accepts_comment() const;
 };
 
+// One attempt of a job as slurmdbd keeps it (firstfault-slurm-job
+// --accounting). A requeued job has one record per attempt, oldest first;
+// slurmctld shows only the newest, so an older attempt's terminal state
+// (NODE_FAIL, PREEMPTED, REQUEUED, ...) is known from accounting alone.
+struct AccountingAttempt {
+  int attempt = 0;          // index among the job's records, oldest (by submit time) first
+  std::string state;        // as sacct names it: NODE_FAIL, OUT_OF_MEMORY, TIMEOUT, ...
+  std::string exit_code;    // "exit:signal"; "" when none
+  std::string submit_time;  // RFC 3339 UTC; "" when Slurm has none
+  std::string start_time;
+  std::string end_time;  // "" while the attempt runs
+  std::vector<std::string> nodes;
+  bool ended() const { return !end_time.empty(); }
+};
+
+struct AccountingRecord {
+  std::string job_id;
+  std::vector<AccountingAttempt> attempts;  // oldest first
+  // The record of attempt `attempt`, when slurmdbd has it.
+  const AccountingAttempt* of(int attempt) const;
+};
+
+// The helper's --accounting output and its reader, with the same checks as
+// for SlurmJob (states, exit codes, times, node names).
+std::string accounting_json(const AccountingRecord& record);
+std::optional<AccountingRecord> parse_accounting_json(const std::string& text,
+                                                      std::string& problem);
+
+// Which attempt a collector's bundle belongs to. A collector names the
+// attempt from what its node knows, and that can be wrong in two ways: the
+// Epilog's SLURM_JOB_RESTART_COUNT is already the next attempt's when the
+// attempt ended by a requeue (Slurm counts the requeue first), and
+// slurmstepd's S_SLURM_RESTART_COUNT is 0 in every attempt on Slurm 22.05.
+// Slurm's own records tell the attempts apart by time: the attempt is the
+// newest whose start is not after the bundle's allocation began (2 s of
+// slack for whole seconds). `accounting` (every attempt) is used when
+// given; else the newest attempt (`newest`, slurmctld's record) or the one
+// before it. `bundle_start`: RFC 3339, the bundle's job.json start_time.
+// Nothing known: `claimed`.
+int resolve_attempt(int claimed, const std::string& bundle_start, const SlurmJob* newest,
+                    const AccountingRecord* accounting);
+
 // The helper's output: one JSON object with the members above
 // ({"job_id": "12", "state": "FAILED", "nodes": ["n1"], "uid": 1001, ...}).
 // Bytes that are not UTF-8 (a path may hold any) become U+FFFD.

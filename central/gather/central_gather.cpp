@@ -77,7 +77,7 @@ CentralGather gather_central(const CentralConfig& config, const fs::path& incide
 
 std::string overlay_central(const fs::path& central_dir, const fs::path& incident_dir) {
   std::error_code ec;
-  for (const char* top : {"nodes", "metrics"}) {
+  for (const char* top : {"nodes", "metrics", "cluster"}) {
     fs::path from = central_dir / top;
     if (!fs::is_directory(from, ec)) continue;
     fs::copy(from, incident_dir / top,

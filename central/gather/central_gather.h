@@ -39,9 +39,9 @@ struct CentralGather {
 CentralGather gather_central(const CentralConfig& config, const std::filesystem::path& incident_dir,
                              const std::filesystem::path& out_dir);
 
-// Copies `central_dir`'s files into `incident_dir` and puts its coverage
-// into incident_dir/job.json, replacing entries of the same collector and
-// node. Returns "" or what went wrong.
+// Copies `central_dir`'s files (nodes/, metrics/, cluster/) into `incident_dir` and puts its
+// coverage into incident_dir/job.json, replacing entries of the same collector and node. Returns ""
+// or what went wrong.
 std::string overlay_central(const std::filesystem::path& central_dir,
                             const std::filesystem::path& incident_dir);
 

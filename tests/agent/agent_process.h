@@ -43,9 +43,10 @@ using ff::test_support::write_executable;
 using ff::test_support::write_file;
 
 // Fake Slurm programs: firstfault-slurm-job prints `job` (exit 3, "no such
-// job", when it is null), `scontrol show config` prints `config`, `scontrol
-// update` and sacctmgr log their arguments one call per line to
-// <dir>/slurm-calls.log.
+// job", when it is null) and knows no accounting record, `scontrol show
+// config` prints `config`, `scontrol show node` shows no node, `scontrol
+// update`, `firstfault-slurm-job --set-comment` and sacctmgr log their
+// arguments one call per line to <dir>/slurm-calls.log.
 struct FakeSlurm {
   json job;                       // the helper's record (agent/slurm/slurm_job.h)
   bool controller_hangs = false;  // every call sleeps 30 s (slurmctld down)
@@ -65,9 +66,19 @@ struct FakeSlurm {
     write_file(dir / "config.txt", config);
     std::string log = (dir / "slurm-calls.log").string();
     std::string hang = controller_hangs ? "sleep 30\n" : "";
+    // --accounting: no record (exit 3); --set-comment: logged like the others.
     write_executable(dir / "firstfault-slurm-job",
-                     "#!/bin/sh\n" + hang + "if [ -s '" + job_file(dir).string() +
-                         "' ]; then cat '" + job_file(dir).string() + "'; exit 0; fi\nexit 3\n");
+                     "#!/bin/sh\n" + hang +
+                         "case \"$1\" in\n"
+                         "  --accounting) exit 3;;\n"
+                         "  --set-comment) printf 'firstfault-slurm-job' >> '" +
+                         log + "'; for a in \"$@\"; do printf ' [%s]' \"$a\" >> '" + log +
+                         "'; done; echo >> '" + log +
+                         "'; exit 0;;\n"
+                         "esac\n"
+                         "if [ -s '" +
+                         job_file(dir).string() + "' ]; then cat '" + job_file(dir).string() +
+                         "'; exit 0; fi\nexit 3\n");
     std::string hang_update;
     if (update_hangs)
       hang_update = "echo $$ > '" + (dir / "update-started").string() + "'; sleep 30; ";
@@ -76,6 +87,7 @@ struct FakeSlurm {
                                            "  'show config') cat '" +
                                            (dir / "config.txt").string() +
                                            "';;\n"
+                                           "  'show node') ;;\n"
                                            "  *) " +
                                            hang_update + "printf 'scontrol' >> '" + log +
                                            "'; for a in \"$@\"; do printf ' [%s]' \"$a\" >> '" +

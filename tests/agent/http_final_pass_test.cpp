@@ -1,6 +1,7 @@
 // The example Xid 79 incident split into per-node Epilog bundles: once every
 // node's bundle is in, the final pass stores a diagnosis blaming gpu-a02; the
-// Comment goes to sacctmgr (the job ended, accounting is configured).
+// Comment goes to the accounting record (the job ended, accounting is
+// configured).
 #include <gtest/gtest.h>
 
 #include "common/run_process.h"
@@ -48,15 +49,15 @@ TEST(FinalPass, AfterEveryNodesEpilogBundle) {
   EXPECT_EQ(replay.exit_code, 0) << replay.err;
   EXPECT_EQ(replay.out, read_file(agent.state() / "jobs/48213/0/passes/1.json"));
 
-  // Comment: the job ended, so sacctmgr, not scontrol update.
+  // Comment: the job ended, so its accounting record, not scontrol update.
   std::string summary = (*d)["summary"];
   for (int i = 0; i < 50 && agent.slurm_calls().empty(); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   EXPECT_EQ(agent.slurm_calls(),
-            "sacctmgr [-i] [modify] [job] [where] [jobid=48213] [set] [Comment=" + summary + "]\n");
+            "firstfault-slurm-job [--set-comment] [48213] [0] [" + summary + "]\n");
   auto list = json::parse(read(client, "/api/v1/diagnoses?node=gpu-a02")->body);
   ASSERT_EQ(list["diagnoses"].size(), 1u);
-  EXPECT_EQ(list["diagnoses"][0]["comment_status"], "written: sacctmgr");
+  EXPECT_EQ(list["diagnoses"][0]["comment_status"], "written: slurmdbd");
   EXPECT_EQ(list["diagnoses"][0]["trigger"], "final");
 }
 

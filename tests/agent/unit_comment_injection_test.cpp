@@ -24,7 +24,8 @@ using ff::test_support::FakeCommand;
 using ff::test_support::ScratchDirectory;
 
 // Stand-ins for scontrol (whose `show config` says accounting runs, so the
-// Comment may go through sacctmgr too) and sacctmgr, in a scratch directory.
+// Comment may go to the accounting record too) and firstfault-slurm-job, in
+// a scratch directory.
 class Recorder {
  public:
   Recorder() {
@@ -36,15 +37,17 @@ class Recorder {
   SlurmPaths paths() const {
     SlurmPaths p;
     p.scontrol = scontrol_.command();
-    p.sacctmgr = sacctmgr_.command();
+    p.slurm_job_helper = helper_.command();
     return p;
   }
   // The argument vector of the last `scontrol update`.
   std::vector<std::string> scontrol_update() const {
     return scontrol_.last_call_starting({"update"});
   }
-  // The argument vector of the last sacctmgr call.
-  std::vector<std::string> sacctmgr_call() const { return sacctmgr_.last_call_starting({}); }
+  // The argument vector of the last `firstfault-slurm-job --set-comment`.
+  std::vector<std::string> set_comment_call() const {
+    return helper_.last_call_starting({"--set-comment"});
+  }
   // The payload would have created one of these if any shell had parsed it.
   bool anything_ran() const {
     for (const char* name : {"pwned1", "pwned2", "pwned3", "pwned4"})
@@ -55,7 +58,7 @@ class Recorder {
  private:
   ScratchDirectory dir_{"injection"};
   FakeCommand scontrol_{dir_.path(), "scontrol"};
-  FakeCommand sacctmgr_{dir_.path(), "sacctmgr"};
+  FakeCommand helper_{dir_.path(), "firstfault-slurm-job"};
 };
 
 std::string hostile(const fs::path& dir) {
@@ -87,17 +90,20 @@ TEST(CommentInjection, ScontrolGetsOneArgument) {
   EXPECT_FALSE(rec.anything_ran());
 }
 
-TEST(CommentInjection, SacctmgrGetsOneArgument) {
+TEST(CommentInjection, TheAccountingCommentIsOneArgument) {
   Recorder rec;
   SlurmClient slurm(rec.paths());
   std::string text = hostile(rec.dir());
-  EXPECT_EQ(slurm.set_comment_after_end("48213", text), "written: sacctmgr");
-  auto args = rec.sacctmgr_call();
-  ASSERT_EQ(args.size(), 7u);
-  EXPECT_EQ(args[0], "-i");
-  EXPECT_EQ(args[4], "jobid=48213");
-  EXPECT_EQ(args[5], "set");
-  EXPECT_EQ(args.back(), "Comment=" + comment_text(text));
+  EXPECT_EQ(slurm.set_comment_after_end("48213", text), "written: slurmdbd");
+  auto args = rec.set_comment_call();
+  ASSERT_EQ(args.size(), 4u);
+  EXPECT_EQ(args[1], "48213");
+  EXPECT_EQ(args[2], "0");
+  EXPECT_EQ(args[3], comment_text(text));
+  EXPECT_TRUE(printable_ascii(args[3])) << args[3];
+  // slurmdbd puts it between single quotes in its SQL: none may be left.
+  EXPECT_EQ(args[3].find('\''), std::string::npos);
+  EXPECT_EQ(args[3].find('\\'), std::string::npos);
   EXPECT_FALSE(rec.anything_ran());
 }
 

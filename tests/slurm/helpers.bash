@@ -288,3 +288,76 @@ show_job_debug() {
     find "$FF_ROOT/spool" -mindepth 3 -maxdepth 3 -path '*/outbox/*' 2>/dev/null | head
   } >&2
 }
+
+# --- accounting (slurmdbd): what `sacct` shows long after slurmctld forgot the job
+
+# The Comment of attempt $2 (default 0) of job $1 in accounting: sacct -D
+# lists one record per attempt, oldest first.
+sacct_comment() {
+  local attempt=${2:-0}
+  sacct -n -P -X -D -j "$1" -o Comment%200 2>/dev/null | sed -n "$((attempt + 1))p"
+}
+sacct_state() {
+  local attempt=${2:-0}
+  sacct -n -P -X -D -j "$1" -o State 2>/dev/null | sed -n "$((attempt + 1))p"
+}
+
+# The latest stored pass of attempt $2 of job $1: "verdict|domain|sub_domain|root_node|trigger|summary".
+latest_pass_of() {
+  db -separator '|' "SELECT verdict, COALESCE(domain,''), COALESCE(sub_domain,''),
+                            COALESCE(root_node,''), trigger, summary
+                     FROM diagnoses WHERE job_id = '$1' AND attempt = $2 ORDER BY id DESC LIMIT 1" 2>/dev/null
+}
+
+has_final_pass_of() {
+  [[ -n $(db "SELECT 1 FROM diagnoses WHERE job_id = '$1' AND attempt = $2
+              AND trigger IN ('final','deadline') LIMIT 1" 2>/dev/null) ]]
+}
+
+wait_final_pass_of() {
+  wait_until "$DIAGNOSIS_LIMIT" "the final diagnosis of job $1 attempt $2" has_final_pass_of "$1" "$2" || {
+    show_job_debug
+    return 1
+  }
+}
+
+# The Comment status of the final pass of attempt $2 of job $1.
+final_comment_status() {
+  db "SELECT comment_status FROM diagnoses WHERE job_id = '$1' AND attempt = $2
+      AND trigger IN ('final','deadline') ORDER BY id DESC LIMIT 1"
+}
+
+sacct_comment_set() { [[ -n $(sacct_comment "$1" "$2") ]]; }
+
+# Letters and digits only, the first 40: a Comment is the summary made safe
+# for Slurm (quotes dropped, other characters replaced), so that is what
+# both have in common.
+comparable() { tr -cd 'A-Za-z0-9' | cut -c1-40; }
+
+# The accounting Comment of attempt $2 of job $1 is the latest summary the
+# agent stored for that attempt.
+# $3: the id sacct knows the job by, when not $1 (an array task: "12_3").
+sacct_comment_is_diagnosis() {
+  local comment summary
+  comment=$(sacct_comment "${3:-$1}" "$2")
+  summary=$(latest_pass_of "$1" "$2" | cut -d'|' -f6)
+  [[ -n $summary && $(comparable <<<"$comment") == "$(comparable <<<"$summary")" ]]
+}
+
+# Waits (30 s at most) until the accounting Comment of attempt $2 of job $1
+# is the diagnosis the agent stored for that attempt: the fast pass's text
+# may be there first (AccountingStoreFlags=job_comment), the final pass's
+# replaces it.
+assert_sacct_comment_is_diagnosis() {
+  local job=$1 attempt=$2 sacct_id=${3:-$1}
+  wait_until 30 "the accounting Comment of job $sacct_id attempt $attempt to be its diagnosis" \
+    sacct_comment_is_diagnosis "$job" "$attempt" "$sacct_id" || {
+    echo "stored summary: $(latest_pass_of "$job" "$attempt" | cut -d'|' -f6)" >&2
+    sacct -D -X -j "$sacct_id" -o JobID,State,Start,End,Comment%100 >&2
+    return 1
+  }
+  echo "sacct Comment (attempt $attempt): $(sacct_comment "$sacct_id" "$attempt")"
+}
+
+# Waits until the final pass of attempt $2 of job $1 has its Comment status.
+final_comment_status_set() { [[ -n $(final_comment_status "$1" "$2") ]]; }

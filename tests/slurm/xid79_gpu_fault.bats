@@ -44,11 +44,13 @@ XID_LINE='NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, name=python, GPU has fallen 
   [ "$root" = n2 ]
 
   # The fast pass wrote the Comment; a later pass never retries scontrol on
-  # a finished job (slurmctld refuses it) and, without accounting, says so.
+  # a finished job (slurmctld refuses it): it writes the accounting record.
   [ "$(db "SELECT comment_status FROM diagnoses WHERE job_id = '$JOB' AND trigger = 'fastpass'")" = written ]
+  wait_until 30 "the final pass's Comment status" final_comment_status_set "$JOB" 0
   run db "SELECT comment_status FROM diagnoses WHERE job_id = '$JOB' AND trigger IN ('final','deadline')"
   echo "final comment status: $output"
-  [ "$output" = "skipped: no accounting" ]
+  [ "$output" = "written: slurmdbd" ]
+  assert_sacct_comment_is_diagnosis "$JOB" 0
 
   # `firstfault show` prints the stored diagnosis byte for byte as
   # `firstfault analyze` prints it for the merged incident the agent kept.
