@@ -147,6 +147,26 @@ TEST(SlurmctldAccount, TextSlurmctldRepeatsIsNotItsOwnMessage) {
       "state set to DOWN for JobId=77\n"
       "[2026-11-02T10:30:05.000] update_node: node n1 reason set to: Killing JobId=77 on failed "
       "node n2\n"
-      "[2026-11-02T10:30:06.000] update_node: node n1 reason set to: Nodes n2 not responding\n";
+      "[2026-11-02T10:30:06.000] update_node: node n1 reason set to: Nodes n2 not responding\n"
+      "[2026-11-02T10:30:07.000] _update_job: setting comment to preempted JobId=77 has been "
+      "killed to reclaim resources for JobId=78 for JobId=77\n"
+      "[2026-11-02T10:30:08.000] _update_job: setting comment to _job_complete: JobId=77 OOM "
+      "failure for JobId=77\n";
   EXPECT_EQ(essence(failed_job(forged)), essence(without));
+}
+
+// src/slurmctld/preempt.c: slurmctld's own word that it preempted the job.
+TEST(SlurmctldAccount, SlurmctldsPreemptionOfTheJobIsTheScheduler) {
+  TempIncident inc;
+  inc.write("job.json", job_json("PREEMPTED"));
+  inc.write("cluster/slurmctld.log",
+            "[2026-11-02T10:40:01.000] preempted JobId=77 has been requeued to reclaim resources "
+            "for JobId=91\n");
+  json d = analyze(inc);
+  EXPECT_EQ(d["verdict"], "attributed") << d["reasoning"];
+  EXPECT_EQ(d["sub_domain"], "scheduler.preempted");
+  // The job's state alone says PREEMPTED too; the cause is slurmctld's line.
+  ASSERT_EQ(d["root_causes"].size(), 1u);
+  EXPECT_EQ(d["root_causes"][0]["origin"], "slurmctld");
+  EXPECT_EQ(d["root_causes"][0]["time"], "2026-11-02T10:40:01Z");
 }
