@@ -70,11 +70,19 @@ bool valid_job_id(std::string_view id) {
 class JobMatcher {
  public:
   explicit JobMatcher(const std::vector<std::string>& ids) {
-    for (const std::string& id : ids)
-      if (!id.empty()) tokens_.push_back("JobId=" + id);
+    for (const std::string& id : ids) {
+      if (id.empty()) continue;
+      tokens_.push_back("JobId=" + id);
+      if (id.find_first_of("_+") == std::string::npos) raw_tokens_.push_back("(" + id + ")");
+    }
   }
 
   bool matches(std::string_view message) const {
+    // A plain id may be an array task's or het component's own: "JobId=12_3(15)".
+    for (const std::string& raw : raw_tokens_)
+      for (std::size_t at = message.find(raw); at != std::string_view::npos;
+           at = message.find(raw, at + 1))
+        if (follows_compound_job_id(message.substr(0, at))) return true;
     for (const std::string& token : tokens_) {
       bool compound = token.find_first_of("_+") != std::string::npos;
       for (std::size_t at = message.find(token); at != std::string_view::npos;
@@ -89,7 +97,23 @@ class JobMatcher {
   }
 
  private:
+  // `before` ends in "JobId=<digits>_<digits>" or "JobId=<digits>+<digits>".
+  static bool follows_compound_job_id(std::string_view before) {
+    std::size_t i = before.size();
+    auto digits_back = [&] {
+      std::size_t end = i;
+      while (i > 0 && is_digit(before[i - 1])) --i;
+      return i < end;
+    };
+    if (!digits_back() || i == 0 || (before[i - 1] != '_' && before[i - 1] != '+')) return false;
+    --i;
+    if (!digits_back()) return false;
+    constexpr std::string_view kKey = "JobId=";
+    return i >= kKey.size() && before.substr(i - kKey.size(), kKey.size()) == kKey;
+  }
+
   std::vector<std::string> tokens_;
+  std::vector<std::string> raw_tokens_;
 };
 
 // A node as a whole word: "node n2", "failed node n2.", "Nodes n[1-3] not

@@ -39,7 +39,9 @@ struct SlurmctldExcerptRequest {
   // The job as Slurm names it: "12", an array task "12_3", a het job
   // component "12+1". For an array task or het component, its own (raw)
   // job id as well ("15"): slurmctld prints "JobId=12_3(15)",
-  // "JobId=12+1(13)" and, in some messages, "JobId=15".
+  // "JobId=12+1(13)" and, in some messages, "JobId=15". A plain job_id
+  // also matches where it is such a task's own id, so job.json's job_id
+  // (SLURM_JOB_ID, "15") alone finds "JobId=12_3(15)" too.
   std::string job_id;
   std::string raw_job_id;          // "" unless an array task or het component
   std::vector<std::string> nodes;  // node names or hostlists ("n[1-3]"), expanded here

@@ -124,6 +124,11 @@ TEST(SlurmctldExcerpt, ArrayTaskAndHetComponentForms) {
   r.raw_job_id = "32";
   EXPECT_EQ(joined(excerpt_slurmctld_log(r).lines),
             "[2026-12-02T15:40:00.006] Killing JobId=30+1(32) on failed node n9\n");
+  r.job_id = "15";  // the task's own id alone (job.json's SLURM_JOB_ID) finds it too
+  r.raw_job_id = "";
+  EXPECT_EQ(joined(excerpt_slurmctld_log(r).lines),
+            "[2026-12-02T15:40:00.000] Killing JobId=12_3(15) on failed node n9\n"
+            "[2026-12-02T15:40:00.001] _slurm_rpc_requeue: Requeue of JobId=15 returned\n");
   r.job_id = "12";  // a plain job is not the head of an array task's id
   r.raw_job_id = "";
   EXPECT_EQ(joined(excerpt_slurmctld_log(r).lines),

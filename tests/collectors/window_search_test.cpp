@@ -120,5 +120,45 @@ TEST(WindowSearch, FileWithoutTimesIsKeptWhole) {
   EXPECT_EQ(n, 2);
 }
 
+// The agent's options (slurmctld's log, read as root): an unknown time format
+// keeps nothing and stops early; a symbolic link is refused.
+TEST(WindowSearch, WithoutKeepUntimedAFileWithoutTimesKeepsNothing) {
+  ScratchDirectory dir{"collector"};
+  std::string path = (dir / "app").string();
+  std::string text;
+  while (text.size() < (24u << 20)) text += "[Dec 02 15:40:01.123] no date in this format\n";
+  testing::write_file(path, text);
+  TimeWindow w{at("2026-11-01T00:00:00Z"), at("2026-11-01T01:00:00Z")};
+  TimeContext ctx;
+  WindowReadOptions options;
+  options.keep_untimed = false;
+  int n = 0;
+  WindowReadStats stats = read_window(
+      path, w, ctx, [&](std::string_view) { ++n; }, options);
+  EXPECT_EQ(n, 0);
+  EXPECT_TRUE(stats.untimed);
+  // each search probe gives up after 1 MiB without a time, and so does the read after it
+  EXPECT_LT(stats.bytes_read, 16u << 20);
+}
+
+TEST(WindowSearch, WithoutFollowSymlinksALinkIsRefused) {
+  ScratchDirectory dir{"collector"};
+  testing::write_file((dir / "real").string(), "Nov  1 00:10:00 h k: line\n");
+  std::filesystem::create_symlink(dir / "real", dir / "link");
+  TimeWindow w{at("2026-11-01T00:00:00Z"), at("2026-11-01T01:00:00Z")};
+  TimeContext ctx;
+  ctx.reference = w.begin;
+  WindowReadOptions options;
+  options.follow_symlinks = false;
+  int n = 0;
+  WindowReadStats stats =
+      read_window((dir / "link").string(), w, ctx, [&](std::string_view) { ++n; }, options);
+  EXPECT_EQ(stats.error, "is a symbolic link");
+  EXPECT_EQ(n, 0);
+  stats = read_window((dir / "link").string(), w, ctx, [&](std::string_view) { ++n; });
+  EXPECT_EQ(stats.error, "");  // the collector's default follows it, as before
+  EXPECT_EQ(n, 1);
+}
+
 }  // namespace
 }  // namespace ff::collect
