@@ -119,3 +119,10 @@ set_target_properties(ff_curl_stub PROPERTIES OUTPUT_NAME curl SOVERSION 4
                       LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/ff_curl_stub)
 target_compile_options(ff_curl_stub PRIVATE -w)
 set_property(TARGET PkgConfig::CURL PROPERTY INTERFACE_LINK_LIBRARIES ff_curl_stub)
+
+# glibc 2.35/2.36 functions GCC 12's static libstdc++ calls (arc4random),
+# defined in every program and the plugin (not in the static libraries, which
+# would each carry a copy). Last, so that the targets above do not get it.
+add_library(ff_portable_glibc_compat OBJECT ${CMAKE_CURRENT_LIST_DIR}/portable_rpm_glibc_compat.cpp)
+set_target_properties(ff_portable_glibc_compat PROPERTIES POSITION_INDEPENDENT_CODE ON)
+link_libraries($<$<NOT:$<STREQUAL:$<TARGET_PROPERTY:TYPE>,STATIC_LIBRARY>>:ff_portable_glibc_compat>)
