@@ -5,7 +5,7 @@
 #   dist/firstfault-<v>-1.slurm<S>.src.rpm and dist/firstfault-<v>.tar.gz (--srpm)
 #
 #   scripts/package.sh [--build-dir DIR] [--rpm-build-dir DIR] [--no-build] [--no-rpm-build]
-#                      [--out DIR] [--work DIR] [--no-lintian] [--srpm]
+#                      [--out DIR] [--work DIR] [--no-lintian] [--srpm] [--no-deb]
 #
 # 1. compiles with CMake (Release, dpkg-buildflags' hardening) into
 #    build-package/ (or --build-dir; --no-build packs that tree as it is) for
@@ -20,6 +20,7 @@
 #    with rpmbuild (packaging/rpm/firstfault.spec), then runs lintian.
 # --srpm also writes the source tarball (git archive of HEAD) and a source
 # RPM whose spec builds from it on an EL9 host (packaging/rpm/README.md).
+# --no-deb: the RPMs only (no Debian build, no .debs).
 # The version is project(firstfault VERSION ...) of the top-level CMakeLists.txt
 # and the Slurm release is libslurm-dev's (packaging/versions.sh).
 set -euo pipefail
@@ -33,6 +34,7 @@ do_build=1
 do_rpm_build=1
 do_lintian=1
 do_srpm=0
+do_deb=1
 while (($#)); do
   case $1 in
     --build-dir) build_dir=$(realpath -m "$2"); shift 2 ;;
@@ -43,8 +45,9 @@ while (($#)); do
     --no-rpm-build) do_rpm_build=0; shift ;;
     --no-lintian) do_lintian=0; shift ;;
     --srpm) do_srpm=1; shift ;;
+    --no-deb) do_deb=0; shift ;;
     *) echo "usage: $0 [--build-dir DIR] [--rpm-build-dir DIR] [--no-build] [--no-rpm-build]" \
-         "[--out DIR] [--work DIR] [--no-lintian] [--srpm]" >&2; exit 64 ;;
+         "[--out DIR] [--work DIR] [--no-lintian] [--srpm] [--no-deb]" >&2; exit 64 ;;
   esac
 done
 work_dir=${work_dir:-$build_dir/packaging}
@@ -66,8 +69,10 @@ rpm_unit_dir=usr/lib/systemd/system
 shipped_targets=(firstfault firstfault-slurm-job firstfault-collect firstfault-epilog spank_firstfault)
 # Debian's default hardening (no bindnow: the plugin's spank_* symbols come
 # from the process that loads it, and Slurm's own plugins bind lazily too).
-cxxflags="$(dpkg-buildflags --get CPPFLAGS) $(dpkg-buildflags --get CXXFLAGS)"
-ldflags=$(dpkg-buildflags --get LDFLAGS)
+# From the top directory: -ffile-prefix-map names the current one, and a flag
+# that changes with it would make each build start over.
+cxxflags=$(cd "$top" && echo "$(dpkg-buildflags --get CPPFLAGS) $(dpkg-buildflags --get CXXFLAGS)")
+ldflags=$(cd "$top" && dpkg-buildflags --get LDFLAGS)
 # compile DIR PLUGIN_DIR [CMAKE_ARGS...]: configures DIR, builds the shipped programs.
 compile() {
   local dir=$1 plugin_dir=$2
@@ -80,12 +85,14 @@ compile() {
     -DCMAKE_SHARED_LINKER_FLAGS="$ldflags" "$@" >/dev/null
   cmake --build "$dir" -j"$(nproc)" --target "${shipped_targets[@]}"
 }
-((do_build)) && compile "$build_dir" "$deb_plugin_dir"
+((do_build && do_deb)) && compile "$build_dir" "$deb_plugin_dir"
 if ((do_rpm_build)); then
   log "RPM build, portable to EL9 (cmake/portable_rpm.cmake) in $rpm_build_dir"
   compile "$rpm_build_dir" "$rpm_plugin_dir" -DFIRSTFAULT_PORTABLE_RPM=ON
 fi
-for dir in "$build_dir" "$rpm_build_dir"; do
+build_dirs=("$rpm_build_dir")
+((do_deb)) && build_dirs+=("$build_dir")
+for dir in "${build_dirs[@]}"; do
   [[ -f $dir/CMakeCache.txt ]] || { log "no CMake build in $dir"; exit 1; }
 done
 grep -q '^FIRSTFAULT_PORTABLE_RPM:BOOL=ON' "$rpm_build_dir/CMakeCache.txt" ||
@@ -111,22 +118,24 @@ stage() {
 # --- 3a. Debian ----------------------------------------------------------------
 rm -rf "$work_dir"
 mkdir -p "$work_dir" "$out_dir"
-stage "$build_dir" "$work_dir/stage-deb" "$deb_plugin_dir" "$deb_unit_dir"
-rmdir "$work_dir/stage-deb/var/lib/firstfault"   # made by firstfault-agent.dirs
-
-src=$work_dir/deb/firstfault-$FF_VERSION
-mkdir -p "$src/debian"
-cp -a "$top/packaging/deb/." "$src/debian/"
-rm -f "$src/debian/README.md" "$src/debian/changelog.in"
-sed -e "s/@DEB_VERSION@/$deb_version/" -e "s/@FF_VERSION@/$FF_VERSION/" \
-    -e "s/@SLURM_SERIES@/$SLURM_SERIES/" -e "s/@DATE@/$(date -R)/" \
-    "$top/packaging/deb/changelog.in" >"$src/debian/changelog"
-log "dpkg-buildpackage (log: $work_dir/deb/build.log)"
-(cd "$src" && FF_STAGE="$work_dir/stage-deb" FF_SLURM_SERIES=$SLURM_SERIES FF_SLURM_NEXT=$SLURM_NEXT \
-  dpkg-buildpackage -b -us -uc) >"$work_dir/deb/build.log" 2>&1 ||
-  { tail -30 "$work_dir/deb/build.log" >&2; exit 1; }
 rm -f "$out_dir"/firstfault-*.deb "$out_dir"/firstfault-*.rpm "$out_dir"/firstfault-*.tar.gz
-cp "$work_dir"/deb/firstfault-{node,agent}_"${deb_version}"_amd64.deb "$out_dir/"
+if ((do_deb)); then
+  stage "$build_dir" "$work_dir/stage-deb" "$deb_plugin_dir" "$deb_unit_dir"
+  rmdir "$work_dir/stage-deb/var/lib/firstfault"   # made by firstfault-agent.dirs
+
+  src=$work_dir/deb/firstfault-$FF_VERSION
+  mkdir -p "$src/debian"
+  cp -a "$top/packaging/deb/." "$src/debian/"
+  rm -f "$src/debian/README.md" "$src/debian/changelog.in"
+  sed -e "s/@DEB_VERSION@/$deb_version/" -e "s/@FF_VERSION@/$FF_VERSION/" \
+      -e "s/@SLURM_SERIES@/$SLURM_SERIES/" -e "s/@DATE@/$(date -R)/" \
+      "$top/packaging/deb/changelog.in" >"$src/debian/changelog"
+  log "dpkg-buildpackage (log: $work_dir/deb/build.log)"
+  (cd "$src" && FF_STAGE="$work_dir/stage-deb" FF_SLURM_SERIES=$SLURM_SERIES FF_SLURM_NEXT=$SLURM_NEXT \
+    dpkg-buildpackage -b -us -uc) >"$work_dir/deb/build.log" 2>&1 ||
+    { tail -30 "$work_dir/deb/build.log" >&2; exit 1; }
+  cp "$work_dir"/deb/firstfault-{node,agent}_"${deb_version}"_amd64.deb "$out_dir/"
+fi
 
 # --- 3b. RPM -------------------------------------------------------------------
 stage "$rpm_build_dir" "$work_dir/stage-rpm" "$rpm_plugin_dir" "$rpm_unit_dir"
@@ -162,7 +171,7 @@ if ((do_srpm)); then
 fi
 
 # --- 4. lintian ----------------------------------------------------------------
-if ((do_lintian)) && command -v lintian >/dev/null; then
+if ((do_deb && do_lintian)) && command -v lintian >/dev/null; then
   log "lintian (overrides in packaging/deb/*.lintian-overrides)"
   lintian --fail-on error "$out_dir"/firstfault-*.deb >&2
 fi
