@@ -29,7 +29,7 @@ allowed=(
   '^slurm( [<>]=? [0-9.]+)?$'                  "the plugin's Slurm release (packaging/rpm/firstfault.spec)"
   '^munge$'                                    "munged authenticates the evidence uploads"
   '^ld-linux-x86-64\.so\.2\((GLIBC_[0-9.]+)?\)\(64bit\)$' "glibc's loader (versions checked below)"
-  '^lib(c|m|pthread|dl|rt)\.so\.6\((GLIBC_[0-9.]+)?\)\(64bit\)$' "glibc (versions checked below)"
+  '^lib(c|m)\.so\.6\((GLIBC_[0-9.]+)?\)\(64bit\)$' "glibc: libc, libm (libpthread, libdl are in libc since 2.34; versions checked below)"
   '^libgcc_s\.so\.1\((GCC_[0-9.]+)?\)\(64bit\)$' "libgcc_s, dynamic: GCC 12's static unwinder needs glibc 2.35 (versions checked below)"
   '^libcurl\.so\.4\(\)\(64bit\)$'              "EL9 libcurl (unversioned there: the programs link a stub, cmake/portable_rpm.cmake)"
   '^libsqlite3\.so\.0\(\)\(64bit\)$'           "EL9 sqlite-libs"
