@@ -19,6 +19,10 @@
 
 set(FF_THIRD_PARTY ${PROJECT_SOURCE_DIR}/third_party)
 
+# No run path into the build tree, not even there: it would hold the libcurl
+# stub below, and every library the programs load is the system's.
+set(CMAKE_SKIP_BUILD_RPATH ON)
+
 # Static libstdc++ in every program and in the SPANK plugin; --as-needed drops
 # libraries no object uses (e.g. libm, pulled by pkg-config lines).
 foreach(kind EXE SHARED MODULE)

@@ -6,7 +6,8 @@
 #     that soname or symbol version);
 #   - every ELF file of the payload needs no GLIBC_ version above 2.34, no
 #     GCC_ version above GCC 11's libgcc_s, and no GLIBCXX_/CXXABI_ version at
-#     all (libstdc++ is linked statically: cmake/portable_rpm.cmake);
+#     all (libstdc++ is linked statically: cmake/portable_rpm.cmake), and has
+#     no run path;
 #   - rpmlint passes on them and on the source RPM (scripts/package.sh
 #     --srpm), with packaging/rpm/firstfault.rpmlintrc; the spec parses for
 #     the source build (rpmspec -P, no staged tree).
@@ -72,6 +73,10 @@ for rpmf in "$dist"/*.x86_64.rpm; do
       fail "$name: $rel needs GCC_$gcc (EL9's libgcc_s is GCC $gcc_max's)"
     cxx=$(grep -E '^(GLIBCXX|CXXABI)_' <<<"$needs" | tr '\n' ' ' || true)
     [[ -z $cxx ]] || fail "$name: $rel needs libstdc++ versions ($cxx): libstdc++ must be static"
+    # A run path could load a library from the build host's tree (the libcurl stub).
+    if readelf -d "$f" | grep -Eq '\((RPATH|RUNPATH)\)'; then
+      fail "$name: $rel has a run path: $(readelf -d "$f" | grep -E 'RPATH|RUNPATH')"
+    fi
     echo "$name: $rel: GLIBC_${glibc:-none}, GCC_${gcc:-none}, needs $(readelf -d "$f" |
       sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')"
   done < <(find "$payload" -type f -print0)
