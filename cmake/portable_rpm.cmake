@@ -9,10 +9,12 @@
 #   GLIBC_2.35; libgcc_s.so.1 is in every glibc system, and the GCC_ versions
 #   our code needs exist in GCC 11's (tests/packaging/check_rpm_requires.sh).
 # - re2 and yaml-cpp: Debian's static archives.
-# - spdlog and fmt: header-only (Debian ships no archives).
-# - cpp-httplib, date's tz and prometheus-cpp's core: Debian ships no archives
-#   (and its httplib.h is the split one), so third_party/ holds the upstream
-#   sources of the very versions Debian's headers are (third_party/README.md).
+# - spdlog, fmt, cpp-httplib, date's tz and prometheus-cpp's core: Debian
+#   ships no archives, so third_party/ holds the upstream sources of the very
+#   versions Debian's headers are (third_party/README.md), compiled once into
+#   one archive here. (Header-only spdlog, fmt and httplib would work too,
+#   but would compile their code into every file that includes them: the
+#   build took several times longer.)
 #
 # Only the RPM build uses it (scripts/package.sh, in its own build directory);
 # the ordinary build and the .debs link Debian's shared libraries.
@@ -33,13 +35,17 @@ foreach(kind EXE SHARED MODULE)
 endforeach()
 
 # One static library with the upstream sources Debian has no archive of.
-file(GLOB FF_PROMETHEUS_CORE_SOURCES ${FF_THIRD_PARTY}/prometheus-cpp/core/src/*.cc
-     ${FF_THIRD_PARTY}/prometheus-cpp/core/src/detail/*.cc)
-add_library(ff_portable_third_party STATIC ${FF_PROMETHEUS_CORE_SOURCES} ${FF_THIRD_PARTY}/date/src/tz.cpp)
+file(GLOB FF_THIRD_PARTY_SOURCES ${FF_THIRD_PARTY}/prometheus-cpp/core/src/*.cc
+     ${FF_THIRD_PARTY}/prometheus-cpp/core/src/detail/*.cc ${FF_THIRD_PARTY}/spdlog/src/*.cpp
+     ${FF_THIRD_PARTY}/fmt/src/*.cc)
+add_library(ff_portable_third_party STATIC ${FF_THIRD_PARTY_SOURCES} ${FF_THIRD_PARTY}/date/src/tz.cpp
+            ${FF_THIRD_PARTY}/cpp-httplib/httplib.cc)
 target_include_directories(ff_portable_third_party PRIVATE ${FF_THIRD_PARTY}/prometheus-cpp/core/src)
-# Debian's date-tz is built against the system's zoneinfo (USE_OS_TZDB), as here.
+# As Debian builds them: date-tz against the system's zoneinfo (USE_OS_TZDB),
+# spdlog compiled with the external fmt; httplib as below.
 target_compile_definitions(ff_portable_third_party PRIVATE USE_OS_TZDB=1 ONLY_C_LOCALE=1 HAS_STRING_VIEW=1
-                           PROMETHEUS_CPP_CORE_STATIC_DEFINE)
+                           PROMETHEUS_CPP_CORE_STATIC_DEFINE SPDLOG_COMPILED_LIB SPDLOG_FMT_EXTERNAL
+                           CPPHTTPLIB_ZLIB_SUPPORT)
 target_compile_options(ff_portable_third_party PRIVATE -w)  # upstream code: not ours to warn about
 set_target_properties(ff_portable_third_party PROPERTIES POSITION_INDEPENDENT_CODE ON)
 target_link_libraries(ff_portable_third_party PRIVATE Threads::Threads)
@@ -86,19 +92,19 @@ set_property(TARGET prometheus-cpp::core APPEND PROPERTY INTERFACE_COMPILE_DEFIN
              PROMETHEUS_CPP_CORE_STATIC_DEFINE)
 ff_portable_use_static(date::date-tz ${FF_PORTABLE_ARCHIVE} ff_portable_third_party)
 
-# spdlog and fmt header-only: the same headers, no compiled library.
+# fmt and spdlog (static, not shared: no FMT_SHARED, no SPDLOG_SHARED_LIB).
 ff_portable_use_static(fmt::fmt ${FF_PORTABLE_ARCHIVE} ff_portable_third_party)
-set_property(TARGET fmt::fmt PROPERTY INTERFACE_COMPILE_DEFINITIONS FMT_HEADER_ONLY=1)
+set_property(TARGET fmt::fmt PROPERTY INTERFACE_COMPILE_DEFINITIONS "")
 ff_portable_use_static(spdlog::spdlog ${FF_PORTABLE_ARCHIVE} ff_portable_third_party Threads::Threads fmt::fmt)
-set_property(TARGET spdlog::spdlog PROPERTY INTERFACE_COMPILE_DEFINITIONS SPDLOG_FMT_EXTERNAL)
+set_property(TARGET spdlog::spdlog PROPERTY INTERFACE_COMPILE_DEFINITIONS SPDLOG_COMPILED_LIB SPDLOG_FMT_EXTERNAL)
 
-# cpp-httplib header-only (upstream's single header), without TLS and brotli:
-# the agent serves plain HTTP and needs neither libssl nor libbrotli. Every
-# translation unit sees this httplib.h, not Debian's split one.
+# cpp-httplib without TLS and brotli: the agent serves plain HTTP and needs
+# neither libssl nor libbrotli. third_party's httplib.h is Debian's split one,
+# byte for byte; httplib.cc is its other half (upstream's split.py).
 set_property(TARGET PkgConfig::HTTPLIB PROPERTY INTERFACE_COMPILE_OPTIONS -DCPPHTTPLIB_ZLIB_SUPPORT)
-set_property(TARGET PkgConfig::HTTPLIB PROPERTY INTERFACE_LINK_LIBRARIES Threads::Threads ZLIB::ZLIB)
+set_property(TARGET PkgConfig::HTTPLIB PROPERTY INTERFACE_LINK_LIBRARIES
+             ${FF_PORTABLE_ARCHIVE} ff_portable_third_party Threads::Threads ZLIB::ZLIB)
 set_property(TARGET PkgConfig::HTTPLIB PROPERTY INTERFACE_INCLUDE_DIRECTORIES ${FF_THIRD_PARTY}/cpp-httplib)
-include_directories(BEFORE SYSTEM ${FF_THIRD_PARTY}/cpp-httplib)
 
 # libcurl: Debian's exports its symbols with the version CURL_OPENSSL_4, which
 # RHEL's unversioned libcurl.so.4 lacks: rpm would require
