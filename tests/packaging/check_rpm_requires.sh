@@ -93,6 +93,15 @@ if ! compgen -G "$dist/*.src.rpm" >/dev/null; then
   unused=(--ignore-unused-rpmlintrc)
 fi
 rpmlint "${unused[@]}" -r "$rpmlintrc" "$dist"/*.rpm || fail "rpmlint (overrides: $rpmlintrc)"
+# The spec itself, as the source RPM carries it (the repository's, with its version).
+for srpm in "$dist"/*.src.rpm; do
+  [[ -f $srpm ]] || continue
+  specdir=$(mktemp -d)
+  (cd "$specdir" && rpm2cpio "$srpm" | cpio -idm --quiet firstfault.spec)
+  # (most filters are for the packages, not the spec: unused here)
+  rpmlint --ignore-unused-rpmlintrc -r "$rpmlintrc" "$specdir/firstfault.spec" || fail "rpmlint on the spec of $(basename "$srpm")"
+  rm -rf "$specdir"
+done
 eval "$("$top/packaging/versions.sh")"
 rpmspec -P --define "ff_version $FF_VERSION" "$top/packaging/rpm/firstfault.spec" >/dev/null ||
   fail "rpmspec -P: the spec does not parse for the source build"
