@@ -73,22 +73,25 @@ shipped_targets=(firstfault firstfault-slurm-job firstfault-collect firstfault-e
 # that changes with it would make each build start over.
 cxxflags=$(cd "$top" && echo "$(dpkg-buildflags --get CPPFLAGS) $(dpkg-buildflags --get CXXFLAGS)")
 ldflags=$(cd "$top" && dpkg-buildflags --get LDFLAGS)
-# compile DIR PLUGIN_DIR [CMAKE_ARGS...]: configures DIR, builds the shipped programs.
+# The RPMs ship stripped programs and no debuginfo package (the spec): no -g,
+# which saves compile time.
+rpm_cxxflags=$(sed -E 's/(^| )-g( |$)/ /' <<<"$cxxflags")
+# compile DIR PLUGIN_DIR CXXFLAGS [CMAKE_ARGS...]: configures DIR, builds the shipped programs.
 compile() {
-  local dir=$1 plugin_dir=$2
-  shift 2
+  local dir=$1 plugin_dir=$2 flags=$3
+  shift 3
   cmake -S "$top" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DFIRSTFAULT_BUILD_TESTS=OFF \
     -DFIRSTFAULT_SPANK_INSTALL_DIR="${plugin_dir#usr/}" \
-    -DCMAKE_CXX_FLAGS="$cxxflags" \
+    -DCMAKE_CXX_FLAGS="$flags" \
     -DCMAKE_EXE_LINKER_FLAGS="$ldflags" -DCMAKE_MODULE_LINKER_FLAGS="$ldflags" \
     -DCMAKE_SHARED_LINKER_FLAGS="$ldflags" "$@" >/dev/null
   cmake --build "$dir" -j"$(nproc)" --target "${shipped_targets[@]}"
 }
-((do_build && do_deb)) && compile "$build_dir" "$deb_plugin_dir"
+((do_build && do_deb)) && compile "$build_dir" "$deb_plugin_dir" "$cxxflags"
 if ((do_rpm_build)); then
   log "RPM build, portable to EL9 (cmake/portable_rpm.cmake) in $rpm_build_dir"
-  compile "$rpm_build_dir" "$rpm_plugin_dir" -DFIRSTFAULT_PORTABLE_RPM=ON
+  compile "$rpm_build_dir" "$rpm_plugin_dir" "$rpm_cxxflags" -DFIRSTFAULT_PORTABLE_RPM=ON
 fi
 build_dirs=("$rpm_build_dir")
 ((do_deb)) && build_dirs+=("$build_dir")
