@@ -15,7 +15,7 @@
 #   versions Debian's headers are (third_party/README.md), compiled once into
 #   one archive here. (Header-only spdlog, fmt and httplib work too, but
 #   compile their code into every file that includes them: 15-19 instead of
-#   12 CPU-minutes for the whole build.)
+#   12 CPU-minutes for the whole build, both with -g.)
 #
 # Only the RPM build uses it (scripts/package.sh, in its own build directory);
 # the ordinary build and the .debs link Debian's shared libraries.
