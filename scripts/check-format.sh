@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Fails when a C++ file of the repository is not as clang-format (.clang-format)
 # would write it, and names the files. `scripts/check-format.sh --fix` rewrites
-# them instead. Only files git knows are checked: build trees are not.
+# them instead. Only files git knows are checked: build trees are not, nor
+# third_party/ (upstream's sources, kept as upstream wrote them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v clang-format >/dev/null || { echo "check-format.sh: clang-format is not installed" >&2; exit 1; }
-mapfile -t files < <(git ls-files '*.cpp' '*.h')
+mapfile -t files < <(git ls-files '*.cpp' '*.h' ':!:third_party/*')
 if [ "${1:-}" = --fix ]; then
   clang-format -i "${files[@]}"
   exit 0

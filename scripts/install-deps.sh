@@ -20,6 +20,7 @@ test_packages=(
   libslurm-dev slurm-wlm slurmctld slurmd slurm-client bats curl procps
   rsyslog inotify-tools  # tests/slurm/hostile_user.bats: real `logger` lines, no open of a target
   debhelper dpkg-dev fakeroot lintian rpm file binutils
+  rpm2cpio cpio rpmlint  # tests/packaging/check_rpm_requires.sh: RPM payloads, rpmlint
   systemd-journal-remote  # tests of the collector's journal source
   prometheus  # tests/central/prometheus_real_server_test.cpp runs a real Prometheus
   chromium  # tests/agent/http_dashboard_test.cpp renders the dashboard headless
