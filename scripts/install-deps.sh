@@ -18,6 +18,8 @@ build_packages=(
 test_packages=(
   python3 gzip sqlite3 munge clang-format
   libslurm-dev slurm-wlm slurmctld slurmd slurm-client bats curl procps
+  # tests/slurm/cluster.sh: accounting as sites run it, slurmdbd on MariaDB
+  slurmdbd slurm-wlm-mysql-plugin mariadb-server
   rsyslog inotify-tools  # tests/slurm/hostile_user.bats: real `logger` lines, no open of a target
   debhelper dpkg-dev fakeroot lintian rpm file binutils
   rpm2cpio cpio rpmlint  # tests/packaging/check_rpm_requires.sh: RPM payloads, rpmlint

@@ -109,14 +109,13 @@ int PassRunner::attempt_of_bundle(const std::string& job_id, int claimed,
                                   const std::string& start_time) {
   auto newest = newest_record(job_id);
   if (!newest) return claimed;
-  int guess = resolve_attempt(claimed, start_time, &*newest, nullptr);
-  // The common case: the newest attempt, live, as the node said. Otherwise
-  // (a requeue, or a record cached from before the attempt started)
-  // accounting, which has every attempt's start, settles it.
-  if (guess == claimed && claimed == newest->restart_count && newest->running()) return claimed;
+  // Never requeued: attempt 0, as every node says.
+  if (claimed == 0 && newest->restart_count == 0) return 0;
+  // Requeued: slurmctld's record alone cannot tell (right after a requeue
+  // it shows the next attempt's count with the old attempt's start), while
+  // accounting has every attempt's start.
   AccountingLookup acct = slurm_.accounting(job_id);
-  if (acct.record) return resolve_attempt(claimed, start_time, &*newest, &*acct.record);
-  return guess;
+  return resolve_attempt(claimed, start_time, &*newest, acct.record ? &*acct.record : nullptr);
 }
 
 int PassRunner::attempt_of_fastpass(const std::string& job_id, int claimed) {

@@ -82,7 +82,7 @@ class PassRunner {
   // as slurm_job's).
   std::optional<SlurmJob> newest_record(const std::string& job_id);
   // The attempt a bundle (resolve_attempt in slurm_job.h) or a fast pass is
-  // of. Accounting is asked only when slurmctld's record does not settle it.
+  // of. Accounting is asked only for a job that was requeued.
   int attempt_of_bundle(const std::string& job_id, int claimed, const std::string& start_time);
   // A fast pass is about the attempt that runs now: slurmctld's newest
   // while the job is live, else `claimed`.

@@ -32,8 +32,7 @@ bool out_of_service(const std::string& state) {
     std::size_t end = state.find('+', start);
     if (end == std::string::npos) end = state.size();
     std::string flag = state.substr(start, end - start);
-    while (!flag.empty() && !std::isalpha(static_cast<unsigned char>(flag.back())))
-      flag.pop_back();
+    while (!flag.empty() && !std::isalpha(static_cast<unsigned char>(flag.back()))) flag.pop_back();
     if (flag == "DOWN" || flag == "DRAIN" || flag == "DRAINED" || flag == "DRAINING" ||
         flag == "FAIL" || flag == "FAILING" || flag == "NOT_RESPONDING")
       return true;
@@ -96,7 +95,8 @@ SchedulerEvidence gather_scheduler_evidence(const SchedulerEvidenceConfig& confi
       request.nodes = nodes;
       request.timezone = job.value("timezone", std::string());
       SlurmctldExcerpt excerpt = excerpt_slurmctld_log(request);
-      if (!excerpt.lines.empty() && !write_lines(out_dir / "cluster" / "slurmctld.log", excerpt.lines))
+      if (!excerpt.lines.empty() &&
+          !write_lines(out_dir / "cluster" / "slurmctld.log", excerpt.lines))
         cover("slurmctld", CoverageStatus::kError, "cannot write the excerpt", std::nullopt);
       else
         cover("slurmctld", excerpt.status, excerpt.detail, excerpt.lines.size());
@@ -114,21 +114,23 @@ SchedulerEvidence gather_scheduler_evidence(const SchedulerEvidenceConfig& confi
         if (!n.known) continue;
         ++known;
         if (!out_of_service(n.state) || n.reason.empty() || n.reason_time == 0) continue;
+        // Set while the attempt ran (slurmctld kills the job as it sets the
+        // node DOWN): a node taken out before it started or after it ended
+        // says nothing of why it ended.
         TimeUs at = n.reason_time * kUsPerSecond;
-        if (at < from || at > to) continue;
+        if (at < *start || at > *end + 5 * kUsPerSecond) continue;
         if (n.reason.rfind("firstfault:", 0) == 0) continue;
         lines.push_back(format_time_seconds(n.reason_time) + " node " + n.node + " state " +
-                        slurm_safe_text(n.state, 64) + " reason " +
-                        slurm_safe_text(n.reason, 256));
+                        slurm_safe_text(n.state, 64) + " reason " + slurm_safe_text(n.reason, 256));
       }
       std::sort(lines.begin(), lines.end());
       if (!lines.empty() && !write_lines(out_dir / "cluster" / "slurm_nodes.log", lines)) {
         cover("slurm_nodes", CoverageStatus::kError, "cannot write the node states", std::nullopt);
       } else {
-        CoverageStatus status = known == asked   ? (lines.empty() ? CoverageStatus::kEmpty
-                                                                  : CoverageStatus::kOk)
-                                : known == 0     ? CoverageStatus::kError
-                                                 : CoverageStatus::kPartial;
+        CoverageStatus status = known == asked
+                                    ? (lines.empty() ? CoverageStatus::kEmpty : CoverageStatus::kOk)
+                                : known == 0 ? CoverageStatus::kError
+                                             : CoverageStatus::kPartial;
         cover("slurm_nodes", status,
               "scontrol show node: " + std::to_string(known) + " of " + std::to_string(asked) +
                   " nodes shown",
@@ -137,8 +139,8 @@ SchedulerEvidence gather_scheduler_evidence(const SchedulerEvidenceConfig& confi
       result.node_lines = lines.size();
     }
   }
-  std::ofstream(out_dir / "coverage.json", std::ios::binary | std::ios::trunc) << coverage.dump()
-                                                                               << '\n';
+  std::ofstream(out_dir / "coverage.json", std::ios::binary | std::ios::trunc)
+      << coverage.dump() << '\n';
   return result;
 }
 

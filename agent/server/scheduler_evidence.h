@@ -5,7 +5,7 @@
 //                            (slurmctld_excerpt.h)
 //   cluster/slurm_nodes.log  each node of the job that Slurm holds DOWN,
 //                            DRAIN, FAIL or NOT_RESPONDING with a reason set
-//                            inside the window, one line per node:
+//                            while the attempt ran, one line per node:
 //                            "2026-12-02T15:40:01Z node n2 state DOWN* reason Not responding"
 //                            (the reason's own time; `scontrol show node`)
 // and coverage.json, one entry per source, in the layout overlay_central

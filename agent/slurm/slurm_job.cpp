@@ -258,6 +258,10 @@ int resolve_attempt(int claimed, const std::string& bundle_start, const SlurmJob
                     const AccountingRecord* accounting) {
   MaybeTime start = parse_iso8601_utc(bundle_start);
   if (!start) return claimed;
+  // Records that know fewer attempts than the node claims are older than
+  // the claim (a cached record, accounting not told yet): the claim stands.
+  if (newest && newest->restart_count < claimed) return claimed;
+  if (accounting && static_cast<int>(accounting->attempts.size()) <= claimed) accounting = nullptr;
   constexpr TimeUs kSlack = 2 * kUsPerSecond;
   if (accounting && !accounting->attempts.empty()) {
     int best = -1;

@@ -79,7 +79,8 @@ std::optional<AccountingRecord> parse_accounting_json(const std::string& text,
 // slack for whole seconds). `accounting` (every attempt) is used when
 // given; else the newest attempt (`newest`, slurmctld's record) or the one
 // before it. `bundle_start`: RFC 3339, the bundle's job.json start_time.
-// Nothing known: `claimed`.
+// Nothing known, or records that know fewer attempts than the claim (older
+// than it): `claimed`.
 int resolve_attempt(int claimed, const std::string& bundle_start, const SlurmJob* newest,
                     const AccountingRecord* accounting);
 

@@ -352,6 +352,17 @@ class JobWindow : public FilterRule {
       return;
     }
     const MaybeTime start = ctx.job.window_start(), end = ctx.job.window_end();
+    // A requeued job's output and slurmd log still say how the attempt
+    // before this one ended (CANCELLED ... DUE TO JOB REQUEUE, a time limit,
+    // a preemption), often seconds before this attempt began. The scheduler
+    // ending a job is about the attempt it ended: before this attempt's
+    // start, it is an earlier attempt's.
+    if (ctx.job.attempt > 0 && start && latest && *latest < *start) {
+      if (const KindInfo* ki = ctx.rules.kind(e.kind); ki && ki->job_scope) {
+        ignore_event(e, "an earlier attempt's end (before this attempt started)");
+        return;
+      }
+    }
     if (start && latest && *latest < *start - static_cast<TimeUs>(s.window_before_start_s * 1e6)) {
       history();
       ignore_event(e, "before the job started");

@@ -54,8 +54,10 @@ TEST(AccountingRecord, ReadsEveryAttemptOldestFirst) {
 TEST(AccountingRecord, AnythingNotAsSlurmWritesItIsRefusedWhole) {
   for (std::string bad :
        {std::string(R"({"job_id":"2","attempts":[{"attempt":0,"state":"failed lower"}]})"),
-        std::string(R"({"job_id":"2","attempts":[{"attempt":0,"state":"FAILED","nodes":["../x"]}]})"),
-        std::string(R"({"job_id":"2","attempts":[{"attempt":0,"state":"FAILED","end_time":"yesterday"}]})"),
+        std::string(
+            R"({"job_id":"2","attempts":[{"attempt":0,"state":"FAILED","nodes":["../x"]}]})"),
+        std::string(
+            R"({"job_id":"2","attempts":[{"attempt":0,"state":"FAILED","end_time":"yesterday"}]})"),
         std::string(R"({"job_id":"2","attempts":[{"state":"FAILED"}]})"),
         std::string(R"({"job_id":"2 JobId=3","attempts":[]})"), std::string("[]")}) {
     std::string problem;
@@ -69,7 +71,8 @@ TEST(RunProcessEnvironment, SetsAndReplacesVariablesForTheChildOnly) {
   ff::ProcessOptions o;
   o.environment = {"SLURM_TIME_FORMAT=%s", "FF_TEST_REPLACED=child"};
   auto r = ff::run_process(
-      {"/bin/sh", "-c", "echo \"$SLURM_TIME_FORMAT|$FF_TEST_REPLACED\"; env | grep -c ^FF_TEST_REPLACED="},
+      {"/bin/sh", "-c",
+       "echo \"$SLURM_TIME_FORMAT|$FF_TEST_REPLACED\"; env | grep -c ^FF_TEST_REPLACED="},
       o);
   ASSERT_TRUE(r.ok()) << r.describe();
   EXPECT_EQ(r.out, "%s|child\n1\n");
@@ -80,9 +83,10 @@ TEST(RunProcessEnvironment, SetsAndReplacesVariablesForTheChildOnly) {
 class SchedulerFacts : public ::testing::Test {
  protected:
   SchedulerFacts() {
-    scontrol_.answer_when({"show", "config"},
-                          {"SlurmUser = root(0)\nAccountingStorageType = accounting_storage/slurmdbd\n"
-                           "SlurmctldLogFile = /nonexistent/slurmctld.log\n"});
+    scontrol_.answer_when(
+        {"show", "config"},
+        {"SlurmUser = root(0)\nAccountingStorageType = accounting_storage/slurmdbd\n"
+         "SlurmctldLogFile = /nonexistent/slurmctld.log\n"});
     helper_.answer_when({"--accounting"}, {kRequeued});
     SlurmPaths p;
     p.scontrol = scontrol_.command();
@@ -214,7 +218,8 @@ TEST(ResolveAttempt, TheRequeuedAttemptsEpilogCountsAsTheAttemptThatRan) {
 TEST(ResolveAttempt, AccountingNamesEveryAttempt) {
   AccountingRecord acct;
   acct.job_id = "17";
-  for (auto [i, start] : {std::pair{0, "2026-12-02T16:14:21Z"}, {1, "2026-12-02T16:14:30Z"},
+  for (auto [i, start] : {std::pair{0, "2026-12-02T16:14:21Z"},
+                          {1, "2026-12-02T16:14:30Z"},
                           {2, "2026-12-02T16:20:00Z"}}) {
     AccountingAttempt a;
     a.attempt = i;
@@ -226,6 +231,19 @@ TEST(ResolveAttempt, AccountingNamesEveryAttempt) {
   EXPECT_EQ(resolve_attempt(2, "2026-12-02T16:14:21Z", &running, &acct), 0);
   EXPECT_EQ(resolve_attempt(2, "2026-12-02T16:14:35Z", &running, &acct), 1);
   EXPECT_EQ(resolve_attempt(0, "2026-12-02T16:20:01Z", &running, &acct), 2);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(ResolveAttempt, RecordsThatKnowFewerAttemptsThanTheClaimAreOlderThanIt) {
+  ff::agent::SlurmJob cached;
+  cached.job_id = "17";
+  cached.state = "RUNNING";
+  cached.restart_count = 0;
+  cached.start_time = "2026-12-02T16:14:21Z";
+  EXPECT_EQ(ff::agent::resolve_attempt(1, "2026-12-02T16:14:21Z", &cached, nullptr), 1);
 }
 
 }  // namespace

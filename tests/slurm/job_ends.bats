@@ -46,12 +46,15 @@ final_pass() {
   [ "$(sacct_state "$JOB" 0)" = FAILED ]
 }
 
+# Slurm's time limits are whole minutes; moving the job's EndTime to a few
+# seconds from now makes slurmctld time it out for real, within seconds.
 @test "time limit: scheduler (time limit), in sacct" {
   submit sleep --time=1
   wait_ranks_ready
   scontrol update JobId="$JOB" EndTime=now+2
   wait_job_finished "$JOB"
   [ "$(job_state "$JOB")" = TIMEOUT ]
+  grep -q "CANCELLED AT .* DUE TO TIME LIMIT" "$WORK/slurm-$JOB.out"
 
   final_pass "$JOB" 0
   [ "$verdict" = attributed ]
