@@ -35,7 +35,8 @@ poll_until_output() {
   local deadline=$((SECONDS + 60)) out
   while ((SECONDS < deadline)); do
     out=$("$@" 2>/dev/null)
-    if [[ -n $out ]]; then now; return 0; fi
+    # squeue prints "(null)" for a job without a Comment.
+    if [[ -n $out && $out != "(null)" ]]; then now; return 0; fi
     sleep 0.05
   done
   return 1
@@ -50,7 +51,7 @@ fast=() final=() q_squeue=() q_sacct=()
 for ((i = 1; i <= RUNS; i++)); do
   # Fast pass: a 3-node job whose script fails; its last act is to stamp the time.
   job=$(sbatch --parsable -N3 --ntasks-per-node=1 --chdir "$WORK" --job-name ff-bench-fast \
-    --wrap "srun sh -c 'echo Traceback (most recent call last): >&2; echo RuntimeError: bench >&2; exit 1'; date +%s.%N > $WORK/end-\$SLURM_JOB_ID; exit 1")
+    --wrap "srun sh -c 'echo RuntimeError: bench >&2; exit 1'; date +%s.%N > $WORK/end-\$SLURM_JOB_ID; exit 1")
   job=${job%%;*}
   seen=$(poll_until_output squeue -h -t all -j "$job" -o %k)
   ended=$(cat "$WORK/end-$job" 2>/dev/null)
@@ -83,6 +84,10 @@ printf '%-58s %8s %8s %8s  %s\n' measure median min max target
 row() {
   local name=$1 target=$2; shift 2
   local med min max met
+  if [[ $# -eq 0 ]]; then
+    printf '%-58s %8s %8s %8s  %s\n' "$name" - - - "no sample"
+    return
+  fi
   med=$(printf '%s\n' "$@" | median)
   min=$(printf '%s\n' "$@" | sort -g | head -n1)
   max=$(printf '%s\n' "$@" | sort -g | tail -n1)

@@ -13,6 +13,10 @@
 # ff_collector_tests ff_collector_munge_tests ff_spank_tests ff_spank_plugin_tests.
 # Excluded: labels slurm and packaging (they need the test cluster or package
 # tools). The munge-backed tests need munged running (tests/slurm/cluster.sh munge).
+# FF_SANITIZE_FUZZ=1 configures with -DFIRSTFAULT_FUZZ=ON instead (the same
+# sanitizers, plus libFuzzer's coverage, which changes nothing a test sees):
+# fuzz/run.sh can then use the same BUILD_DIR and builds only the fuzz
+# targets' own files, as scripts/test.sh does.
 # Environment: CXX (default clang++), JOBS (default nproc), BUILD_TYPE
 # (default RelWithDebInfo, here -O1 -gline-tables-only: what the
 # sanitizers' documentation recommends, and stack traces with file and line,
@@ -28,11 +32,15 @@ SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-fram
 
 TARGETS=("$@")
 
+FLAGS=("-DCMAKE_CXX_FLAGS=$SAN" "-DCMAKE_EXE_LINKER_FLAGS=$SAN" "-DCMAKE_SHARED_LINKER_FLAGS=$SAN"
+  "-DCMAKE_MODULE_LINKER_FLAGS=$SAN" -DFIRSTFAULT_FUZZ=OFF)
+if [ "${FF_SANITIZE_FUZZ:-0}" = 1 ]; then
+  FLAGS=(-DCMAKE_CXX_FLAGS= -DCMAKE_EXE_LINKER_FLAGS= -DCMAKE_SHARED_LINKER_FLAGS=
+    -DCMAKE_MODULE_LINKER_FLAGS= -DFIRSTFAULT_FUZZ=ON)
+fi
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_CXX_COMPILER="$CXX" -DCMAKE_BUILD_TYPE="$BUILD_TYPE" \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only -DNDEBUG" \
-  -DFIRSTFAULT_BUILD_TESTS=ON \
-  "-DCMAKE_CXX_FLAGS=$SAN" "-DCMAKE_EXE_LINKER_FLAGS=$SAN" "-DCMAKE_SHARED_LINKER_FLAGS=$SAN" \
-  "-DCMAKE_MODULE_LINKER_FLAGS=$SAN" >/dev/null
+  -DFIRSTFAULT_BUILD_TESTS=ON "${FLAGS[@]}" >/dev/null
 
 # Without TARGETs: everything (the tests also run firstfault, firstfault-collect,
 # firstfault-epilog and the SPANK plugin). With TARGETs: only those.

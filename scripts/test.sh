@@ -9,9 +9,9 @@
 #      unit's command line); then the packages are removed again.
 #   3. The project's scorer on the bundled examples.
 #   4. Hardening: the unit and component tests again under ASan and
-#      UBSan (scripts/sanitize.sh, clang, in build-asan/), then a fuzz smoke
-#      run of every libFuzzer target (fuzz/run.sh, FF_FUZZ_SECONDS per target,
-#      default 10, in build-fuzz/). A sanitizer report, a failed test or a
+#      UBSan (scripts/sanitize.sh, clang), then a fuzz smoke run of every
+#      libFuzzer target (fuzz/run.sh, FF_FUZZ_SECONDS per target, default
+#      10), both in build-hardening/. A sanitizer report, a failed test or a
 #      fuzz finding fails the run. FF_SKIP_HARDENING=1 skips this step (quick
 #      local runs; CI runs it).
 #   0. The format check (scripts/check-format.sh) comes first: it takes seconds.
@@ -83,8 +83,10 @@ if [ "${FF_SKIP_HARDENING:-0}" = 1 ]; then
   echo "test.sh: FF_SKIP_HARDENING=1: sanitizer and fuzz smoke runs skipped"
 else
   if [ "$(id -u)" -eq 0 ]; then tests/slurm/cluster.sh munge; fi
+  # One build for both: the fuzz configuration instruments every library
+  # with the same sanitizers, so the fuzz run compiles only its targets.
   begin_stage "sanitizers (ASan, UBSan)"
-  scripts/sanitize.sh build-asan
+  FF_SANITIZE_FUZZ=1 scripts/sanitize.sh build-hardening
   begin_stage "fuzz smoke run"
-  fuzz/run.sh "${FF_FUZZ_SECONDS:-10}" build-fuzz
+  fuzz/run.sh "${FF_FUZZ_SECONDS:-10}" build-hardening
 fi

@@ -95,9 +95,13 @@ std::optional<SlurmJob> PassRunner::slurm_job(const JobKey& key, int timeout_ms,
   return for_attempt(lookup.job);
 }
 
-std::optional<SlurmJob> PassRunner::newest_record(const std::string& job_id) {
+std::optional<SlurmJob> PassRunner::newest_record(const std::string& job_id, bool fresh) {
   // slurm_job() keeps the record whatever its attempt; asked for attempt
   // -1 it returns none, so the cache is read here.
+  if (fresh) {
+    std::lock_guard<std::mutex> lock(cache_mutex_);
+    cache_.erase(job_id);
+  }
   slurm_job(JobKey{job_id, -1});
   std::lock_guard<std::mutex> lock(cache_mutex_);
   auto it = cache_.find(job_id);
@@ -108,6 +112,8 @@ std::optional<SlurmJob> PassRunner::newest_record(const std::string& job_id) {
 int PassRunner::attempt_of_bundle(const std::string& job_id, int claimed,
                                   const std::string& start_time) {
   auto newest = newest_record(job_id);
+  // A record cached from before the requeue the node already counts.
+  if (newest && newest->restart_count < claimed) newest = newest_record(job_id, /*fresh=*/true);
   if (!newest) return claimed;
   // Never requeued: attempt 0, as every node says.
   if (claimed == 0 && newest->restart_count == 0) return 0;

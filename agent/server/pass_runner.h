@@ -79,8 +79,8 @@ class PassRunner {
   std::optional<SlurmJob> slurm_job(const JobKey& key, int timeout_ms = 0, bool for_pass = false);
   static constexpr std::size_t kMaxCachedLookups = 1024;
   // slurmctld's record of the job's newest attempt, whichever it is (cached
-  // as slurm_job's).
-  std::optional<SlurmJob> newest_record(const std::string& job_id);
+  // as slurm_job's; `fresh`: asked again).
+  std::optional<SlurmJob> newest_record(const std::string& job_id, bool fresh = false);
   // The attempt a bundle (resolve_attempt in slurm_job.h) or a fast pass is
   // of. Accounting is asked only for a job that was requeued.
   int attempt_of_bundle(const std::string& job_id, int claimed, const std::string& start_time);

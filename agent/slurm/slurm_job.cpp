@@ -258,23 +258,28 @@ int resolve_attempt(int claimed, const std::string& bundle_start, const SlurmJob
                     const AccountingRecord* accounting) {
   MaybeTime start = parse_iso8601_utc(bundle_start);
   if (!start) return claimed;
-  // Records that know fewer attempts than the node claims are older than
-  // the claim (a cached record, accounting not told yet): the claim stands.
+  // A slurmctld record that knows fewer attempts than the node claims is
+  // older than the claim (cached): the claim stands.
   if (newest && newest->restart_count < claimed) return claimed;
-  if (accounting && static_cast<int>(accounting->attempts.size()) <= claimed) accounting = nullptr;
   constexpr TimeUs kSlack = 2 * kUsPerSecond;
   if (accounting && !accounting->attempts.empty()) {
-    int best = -1;
+    const AccountingAttempt* best = nullptr;
     TimeUs best_start = 0;
     for (const auto& a : accounting->attempts) {
       MaybeTime s = parse_iso8601_utc(a.start_time);
       if (!s || *s > *start + kSlack) continue;
-      if (best < 0 || *s >= best_start) {
-        best = a.attempt;
+      if (!best || *s >= best_start) {
+        best = &a;
         best_start = *s;
       }
     }
-    if (best >= 0) return best;
+    if (best) {
+      // An allocation that began after that attempt ended is of a later
+      // attempt accounting has not been told of yet.
+      MaybeTime ended = parse_iso8601_utc(best->end_time);
+      if (ended && *start > *ended + kSlack) return std::max(claimed, best->attempt + 1);
+      return best->attempt;
+    }
   }
   if (!newest) return claimed;
   int r = newest->restart_count;

@@ -247,3 +247,23 @@ TEST(ResolveAttempt, RecordsThatKnowFewerAttemptsThanTheClaimAreOlderThanIt) {
 }
 
 }  // namespace
+
+namespace {
+
+// Right after a requeue, accounting may not have the next attempt's record
+// yet: an allocation that began after the last known attempt ended is a
+// later attempt's.
+TEST(ResolveAttempt, AnAllocationAfterTheLastKnownAttemptEndedIsALaterOne) {
+  ff::agent::AccountingRecord acct;
+  acct.job_id = "17";
+  ff::agent::AccountingAttempt a;
+  a.attempt = 0;
+  a.state = "REQUEUED";
+  a.start_time = "2026-12-02T16:14:21Z";
+  a.end_time = "2026-12-02T16:14:25Z";
+  acct.attempts.push_back(a);
+  EXPECT_EQ(ff::agent::resolve_attempt(0, "2026-12-02T16:14:30Z", nullptr, &acct), 1);
+  EXPECT_EQ(ff::agent::resolve_attempt(1, "2026-12-02T16:14:21Z", nullptr, &acct), 0);
+}
+
+}  // namespace

@@ -245,6 +245,8 @@ uint32_t own_id(const JobIdArg& arg) {
 
 struct DbRecord {
   uint64_t db_index = 0;
+  uint32_t array_job_id = 0, array_task_id = NO_VAL;  // an array task's
+  uint32_t het_job_id = 0, het_job_offset = NO_VAL;   // a het job component's
   uint32_t state = 0;
   time_t submit = 0, start = 0, end = 0;
   ff::agent::AccountingAttempt view;
@@ -269,6 +271,10 @@ std::optional<std::vector<DbRecord>> records(void* db, slurmdb_job_cond_t* cond,
     if (own_id != 0 && r->jobid != own_id) continue;
     DbRecord d;
     d.db_index = r->db_index;
+    d.array_job_id = r->array_job_id;
+    d.array_task_id = r->array_task_id;
+    d.het_job_id = r->het_job_id;
+    d.het_job_offset = r->het_job_offset;
     d.state = r->state;
     d.submit = r->submit;
     d.start = r->start;
@@ -336,10 +342,22 @@ int set_comment(const JobIdArg& arg, const char* text_id, int attempt, const cha
     std::fprintf(stderr, "job %s attempt %d has not ended in accounting yet\n", text_id, attempt);
   } else {
     const DbRecord& target = (*all)[attempt];
-    // slurmdbd selects by state and end time when a state is given: the
+    // Named as narrowly as Slurm can: an array task by its task id and a
+    // het component by its offset, since a plain id also selects the array
+    // or het job it heads. Then slurmdbd selects by state and end time: the
     // record ending in that second with that state. Checked to be exactly
     // the target before anything is written.
-    cond = job_condition(arg, cluster);
+    JobIdArg precise = arg;
+    if (target.array_task_id != NO_VAL && target.array_job_id != 0) {
+      precise = JobIdArg{};
+      precise.job_id = target.array_job_id;
+      precise.array_task = target.array_task_id;
+    } else if (target.het_job_offset != NO_VAL && target.het_job_id != 0) {
+      precise = JobIdArg{};
+      precise.job_id = target.het_job_id;
+      precise.het_offset = target.het_job_offset;
+    }
+    cond = job_condition(precise, cluster);
     cond->state_list = slurm_list_create(std::free);
     slurm_list_append(cond->state_list, strdup(std::to_string(target.state).c_str()));
     cond->usage_start = target.end;
