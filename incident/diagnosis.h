@@ -95,6 +95,49 @@ struct CandidateItem {  // every candidate cause considered, with what became of
   std::vector<int> evidence;
 };
 
+// A collective hang across ranks: which rank did not reach the collective
+// the others timed out in, per process group. Only when the incident shows
+// one (docs/spec/diagnosis.md, `hang`).
+struct HangRank {
+  int rank = -1;        // global rank, -1 unknown
+  int group_rank = -1;  // rank inside the process group, -1 unknown
+  std::string node, gpu;
+  std::string state;  // joined | lagging | mismatched | silent
+  // As PyTorch counts them: -1 for "none yet"; nullopt when unknown.
+  std::optional<std::int64_t> last_enqueued, last_completed, timed_out_at;
+  std::string op;
+  std::vector<std::string> sources;  // watchdog, flight_recorder, desync_report, nccl_ras
+  std::vector<int> evidence;
+};
+
+struct HangGroup {
+  std::string pg, name;
+  std::optional<std::int64_t> seq;  // the collective the others timed out in
+  std::string op;
+  std::string status;  // lagging | all_joined | mismatch | undetermined
+  int size = -1;       // ranks in the group, -1 unknown
+  std::vector<HangRank> ranks;
+};
+
+struct HangViewRow {
+  int rank = -1;
+  std::string node;
+  std::vector<std::string> cells;  // per seq: completed, started, scheduled, enqueued, not_reached, "" unknown
+};
+
+struct HangView {
+  std::string pg;
+  std::vector<std::int64_t> seqs;
+  std::vector<HangViewRow> rows;
+};
+
+struct Hang {
+  std::string status;  // "" = no hang shown; lagging | all_joined | mismatch | undetermined
+  std::string summary;
+  std::vector<HangGroup> groups;
+  HangView view;
+};
+
 struct Diagnosis {
   std::string schema = "firstfault.diagnosis/v1";
   std::string cluster;
@@ -117,6 +160,7 @@ struct Diagnosis {
   std::vector<std::string> reasoning;  // the decision steps, in order, for humans
   MaybeTime failure_onset;
   MaybeTime failure_onset_earliest, failure_onset_latest;
+  Hang hang;
   std::string engine_version;
 };
 

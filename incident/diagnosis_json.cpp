@@ -55,6 +55,115 @@ std::vector<T> objects(const json& j, const char* key, Convert one) {
   return out;
 }
 
+J int_or_null(std::int64_t v) {
+  return v < 0 ? J(nullptr) : J(v);
+}
+J int_or_null(const std::optional<std::int64_t>& v) {
+  return v ? J(*v) : J(nullptr);
+}
+
+J hang_to_json(const Hang& h) {
+  J hj;
+  hj["status"] = h.status;
+  hj["summary"] = h.summary;
+  hj["process_groups"] = J::array();
+  for (const auto& g : h.groups) {
+    J gj;
+    gj["pg"] = g.pg;
+    gj["name"] = str_or_null(g.name);
+    gj["seq"] = int_or_null(g.seq);
+    gj["op"] = str_or_null(g.op);
+    gj["status"] = g.status;
+    gj["size"] = int_or_null(g.size);
+    gj["ranks"] = J::array();
+    for (const auto& r : g.ranks) {
+      J rj;
+      rj["rank"] = int_or_null(r.rank);
+      rj["group_rank"] = int_or_null(r.group_rank);
+      rj["node"] = str_or_null(r.node);
+      rj["gpu"] = str_or_null(r.gpu);
+      rj["state"] = r.state;
+      rj["last_enqueued"] = int_or_null(r.last_enqueued);
+      rj["last_completed"] = int_or_null(r.last_completed);
+      rj["timed_out_at"] = int_or_null(r.timed_out_at);
+      rj["op"] = str_or_null(r.op);
+      rj["sources"] = r.sources;
+      rj["evidence"] = r.evidence;
+      gj["ranks"].push_back(rj);
+    }
+    hj["process_groups"].push_back(gj);
+  }
+  J vj;
+  vj["pg"] = h.view.pg;
+  vj["seqs"] = h.view.seqs;
+  vj["rows"] = J::array();
+  for (const auto& row : h.view.rows) {
+    J rj;
+    rj["rank"] = int_or_null(row.rank);
+    rj["node"] = str_or_null(row.node);
+    rj["cells"] = J::array();
+    for (const auto& c : row.cells) rj["cells"].push_back(str_or_null(c));
+    vj["rows"].push_back(rj);
+  }
+  hj["view"] = vj;
+  return hj;
+}
+
+std::optional<std::int64_t> maybe_int64(const json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number_integer()) return std::nullopt;
+  return it->get<std::int64_t>();
+}
+int int_or(const json& j, const char* key) {
+  auto v = maybe_int64(j, key);
+  return v && *v >= 0 && *v <= 1 << 30 ? static_cast<int>(*v) : -1;
+}
+
+Hang hang_from_json(const json& j) {
+  Hang h;
+  if (!j.is_object()) return h;
+  h.status = text(j, "status");
+  h.summary = text(j, "summary");
+  h.groups = objects<HangGroup>(j, "process_groups", [](const json& v) {
+    HangGroup g;
+    g.pg = text(v, "pg");
+    g.name = text(v, "name");
+    g.seq = maybe_int64(v, "seq");
+    g.op = text(v, "op");
+    g.status = text(v, "status");
+    g.size = int_or(v, "size");
+    g.ranks = objects<HangRank>(v, "ranks", [](const json& w) {
+      HangRank r;
+      r.rank = int_or(w, "rank");
+      r.group_rank = int_or(w, "group_rank");
+      r.node = text(w, "node");
+      r.gpu = text(w, "gpu");
+      r.state = text(w, "state");
+      r.last_enqueued = maybe_int64(w, "last_enqueued");
+      r.last_completed = maybe_int64(w, "last_completed");
+      r.timed_out_at = maybe_int64(w, "timed_out_at");
+      r.op = text(w, "op");
+      r.sources = list<std::string>(w, "sources");
+      r.evidence = list<int>(w, "evidence");
+      return r;
+    });
+    return g;
+  });
+  if (auto v = j.find("view"); v != j.end() && v->is_object()) {
+    h.view.pg = text(*v, "pg");
+    h.view.seqs = list<std::int64_t>(*v, "seqs");
+    h.view.rows = objects<HangViewRow>(*v, "rows", [](const json& w) {
+      HangViewRow row;
+      row.rank = int_or(w, "rank");
+      row.node = text(w, "node");
+      if (auto c = w.find("cells"); c != w.end() && c->is_array())
+        for (const auto& cell : *c) row.cells.push_back(cell.is_string() ? cell.get<std::string>() : "");
+      return row;
+    });
+  }
+  return h;
+}
+
 }  // namespace
 
 std::string diagnosis_to_json(const Diagnosis& d, int indent) {
@@ -171,6 +280,7 @@ std::string diagnosis_to_json(const Diagnosis& d, int indent) {
     ij["example"] = i.example;
     j["ignored"].push_back(ij);
   }
+  if (!d.hang.status.empty()) j["hang"] = hang_to_json(d.hang);
   j["reasoning"] = d.reasoning;
   j["engine_version"] = d.engine_version;
   return j.dump(indent, ' ', false, J::error_handler_t::replace);
@@ -281,6 +391,7 @@ Diagnosis diagnosis_from_json(const json& j) {
     i.example = text(v, "example");
     return i;
   });
+  if (auto h = j.find("hang"); h != j.end()) d.hang = hang_from_json(*h);
   d.reasoning = list<std::string>(j, "reasoning");
   d.engine_version = text(j, "engine_version");
   return d;

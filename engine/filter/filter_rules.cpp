@@ -72,9 +72,13 @@ class ResolveRankAndDevice : public FilterRule {
     if (auto it = e.fields.find("source_pci");
         it != e.fields.end() && !canonical_pci(it->second).empty())
       e.device = canonical_pci(it->second);  // AER: the device the error came from
+    // rank2 is PyTorch's "[Rank N]": the rank inside the event's process
+    // group, the global rank only in the default group (or when no group
+    // is named, as before process groups were printed).
+    const std::string& pg = e.field("pg");
     if (int r = to_int(e.field("rank")); r >= 0)
       e.rank = r;
-    else if (int r2 = to_int(e.field("rank2")); r2 >= 0)
+    else if (int r2 = to_int(e.field("rank2")); r2 >= 0 && (pg.empty() || pg == "0"))
       e.rank = r2;
     if (e.rank < 0 && !e.node.empty()) {
       if (int lr = to_int(e.field("local_rank")); lr >= 0)

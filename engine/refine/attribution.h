@@ -17,6 +17,7 @@
 
 #include "engine/filter/filter_context.h"
 #include "engine/model/event.h"
+#include "engine/refine/collective_progress.h"
 #include "engine/rules/compiled_rules.h"
 
 namespace ff {
@@ -83,6 +84,11 @@ struct Attribution {
   // explains it, and the chain's name): they join the explaining event's
   // candidate as evidence and never name a cause of their own.
   std::map<std::size_t, std::pair<std::size_t, std::string>> chained;
+  // The ranks' progress through their collectives: flight-recorder dumps
+  // are added before refinement, the watchdog's lines by the hang rule,
+  // which leaves its finding in `hang`.
+  CollectiveProgress progress;
+  HangFinding hang;
 };
 
 class CorrelationRule {

@@ -412,6 +412,129 @@ class FailureOnset : public CorrelationRule {
   }
 };
 
+// 3b. A hang: from each rank's watchdog and progress lines (and the flight
+//     recorders), the ranks that never reached the collective the others
+//     timed out in (engine/refine/collective_progress.h). Such a rank is a
+//     candidate on its node, from when the others began to wait: a fault
+//     on that node before it (an Xid, a GSP timeout) comes first and
+//     explains it. Ranks in different collectives at the same point are
+//     one job-wide cause. Every rank there: no rank is picked.
+class CollectiveHang : public CorrelationRule {
+ public:
+  const char* name() const override { return "collective_hang"; }
+  void apply(Attribution& a, FilterContext& ctx) override {
+    for (std::size_t i = 0; i < a.events.size(); ++i) {
+      const Event& e = a.events[i];
+      if (e.ignored || (e.kind != "nccl.timeout" && e.kind != "nccl.work_progress")) continue;
+      if (e.kind == "nccl.timeout" && e.field("seq").empty()) continue;
+      RankReport r;
+      r.pg = e.field("pg");
+      r.rank = to_number(e.field("rank"));
+      r.group_rank = to_number(e.field("rank2"));
+      if (r.rank < 0 && r.pg == "0") r.rank = r.group_rank;
+      r.node = e.node;
+      r.op = e.field("op");
+      r.source = "watchdog";
+      r.event = i;
+      if (!e.field("seq").empty()) r.timed_out_at = to_number(e.field("seq"));
+      if (e.kind == "nccl.work_progress") {
+        r.last_enqueued = to_number(e.field("last_enqueued"));
+        r.last_completed = to_number(e.field("last_completed"));
+      }
+      a.progress.add(r);
+    }
+    a.hang = a.progress.analyse(ctx.job);
+    if (!a.hang.shown()) return;
+    a.reasoning.push_back("hang: " + a.hang.hang.summary);
+    MaybeTime began = a.onset;
+    for (std::size_t gi = 0; gi < a.hang.hang.groups.size(); ++gi) {
+      const HangGroup& g = a.hang.hang.groups[gi];
+      std::string at = "collective " + std::to_string(g.seq.value_or(-1)) +
+                       (g.op.empty() ? "" : " (" + g.op + ")") + " of process group " + g.pg;
+      if (g.status == "mismatch") {
+        std::vector<std::size_t> evs;
+        for (std::size_t ri = 0; ri < g.ranks.size(); ++ri)
+          for (std::size_t k : a.hang.rank_events[{gi, ri}]) evs.push_back(k);
+        add(a, ctx, "", "", -1, "collective.mismatch", "ranks in different collectives at " + at,
+            evs, began);
+        continue;
+      }
+      if (g.status != "lagging") continue;
+      // One candidate per node: its lagging ranks, named one by one.
+      std::map<std::string, std::vector<std::size_t>> by_node;
+      for (std::size_t ri = 0; ri < g.ranks.size(); ++ri)
+        if (g.ranks[ri].state == "lagging") by_node[g.ranks[ri].node].push_back(ri);
+      for (const auto& [node, ranks] : by_node) {
+        if (node.empty()) {
+          a.reasoning.push_back("a rank behind " + at +
+                                " is on a node the job's records do not name: not a candidate");
+          continue;
+        }
+        std::vector<std::size_t> evs;
+        std::string who;
+        for (std::size_t ri : ranks) {
+          const HangRank& r = g.ranks[ri];
+          who += (who.empty() ? "" : ", ") +
+                 (r.rank >= 0 ? "rank " + std::to_string(r.rank)
+                              : "group rank " + std::to_string(r.group_rank));
+          for (std::size_t k : a.hang.rank_events[{gi, ri}]) evs.push_back(k);
+        }
+        const HangRank& first = g.ranks[ranks.front()];
+        bool one = ranks.size() == 1;
+        Candidate* c = add(a, ctx, node, one ? first.gpu : "", one ? first.rank : -1,
+                           "collective.lagging_rank", who + " never reached " + at, evs, began);
+        // Its own node's kernel log would show the GPU or host fault that
+        // held it back: without one, that cannot be excluded.
+        if (c && a.nodes_missing_kernel.count(node)) {
+          c->meaning.strength = Strength::kWeak;
+          c->note = "no kernel messages from " + node + ": a fault there cannot be excluded";
+        }
+      }
+    }
+  }
+
+ private:
+  static int to_number(const std::string& s) {
+    if (s.empty() || s.size() > 18) return -1;
+    try {
+      return static_cast<int>(std::stoll(s));
+    } catch (const std::exception&) {
+      return -1;
+    }
+  }
+
+  Candidate* add(Attribution& a, FilterContext& ctx, const std::string& node,
+                 const std::string& device, int rank, const std::string& kind,
+                 const std::string& label, std::vector<std::size_t> evs, MaybeTime began) {
+    const KindInfo* ki = ctx.rules.kind(kind);
+    if (!ki) return nullptr;
+    std::sort(evs.begin(), evs.end(), [&](std::size_t x, std::size_t y) {
+      return event_time_less(a.events[x], a.events[y]);
+    });
+    evs.erase(std::unique(evs.begin(), evs.end()), evs.end());
+    Candidate c;
+    c.id = static_cast<int>(a.candidates.size()) + 1;
+    c.node = node;
+    c.device = device;
+    c.rank = rank;
+    c.events = evs;
+    c.head = evs.empty() ? 0 : evs.front();
+    c.kind = kind;
+    c.meaning = ki->meaning;
+    c.meaning.name = label;
+    c.score = score_of(c.meaning);
+    // It began when the others started to wait for it.
+    c.time = began;
+    c.earliest = a.onset_earliest ? a.onset_earliest : began;
+    c.latest = a.onset_latest ? a.onset_latest : began;
+    c.earliest_possible = c.earliest;
+    a.candidates.push_back(c);
+    a.reasoning.push_back("candidate " + std::to_string(c.id) + ": " + label +
+                          (node.empty() ? "" : " (on " + node + ")"));
+    return &a.candidates.back();
+  }
+};
+
 // 4. The first fault: the earliest candidate strong enough to carry a
 //    verdict that began no later than the failure onset (plus a clock
 //    tolerance). Later faults on the same node, job-wide outcomes after it,
@@ -730,6 +853,7 @@ std::vector<std::unique_ptr<CorrelationRule>> make_correlation_rules() {
   rules.push_back(std::make_unique<RecurringXid>());
   rules.push_back(std::make_unique<StateImpliedCause>());
   rules.push_back(std::make_unique<FailureOnset>());
+  rules.push_back(std::make_unique<CollectiveHang>());
   rules.push_back(std::make_unique<ChooseFirstFault>());
   rules.push_back(std::make_unique<PeerBlame>());
   rules.push_back(std::make_unique<CoverageGaps>());

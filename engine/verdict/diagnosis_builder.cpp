@@ -78,6 +78,12 @@ void build_diagnosis(const Attribution& a, const FilterContext& ctx, Diagnosis& 
     if (!c.events.empty()) cite(c.head);
   for (const auto& g : a.symptoms)
     for (std::size_t k = 0; k < g.events.size() && k < 3; ++k) cite(g.events[k]);
+  // A hang's ranks other than the joined ones: what says they were behind.
+  for (const auto& [key, evs] : a.hang.rank_events) {
+    const HangRank& r = a.hang.hang.groups[key.first].ranks[key.second];
+    if (r.state == "joined") continue;
+    for (std::size_t k = 0; k < evs.size() && k < 2; ++k) cite(evs[k]);
+  }
   std::sort(cited.begin(), cited.end());
   cited.erase(std::unique(cited.begin(), cited.end()), cited.end());
   std::sort(cited.begin(), cited.end(), [&](std::size_t x, std::size_t y) {
@@ -129,6 +135,12 @@ void build_diagnosis(const Attribution& a, const FilterContext& ctx, Diagnosis& 
     std::sort(out.begin(), out.end());
     return out;
   };
+
+  if (a.hang.shown()) {
+    d.hang = a.hang.hang;
+    for (const auto& [key, evs] : a.hang.rank_events)
+      d.hang.groups[key.first].ranks[key.second].evidence = ids(evs, 4);
+  }
 
   // --- root causes and the verdict's domain -------------------------------
   for (const Candidate* c : roots) {

@@ -1,0 +1,406 @@
+#include "engine/refine/collective_progress.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace ff {
+
+namespace {
+
+// A job of 32,768 ranks with a handful of groups each stays far below
+// these; a flood of forged lines cannot grow memory past them.
+constexpr std::size_t kMaxReports = 1 << 20;
+constexpr std::size_t kMaxStates = 1 << 21;
+// Columns of the ranks × collectives view either side of the divergence,
+// and rows at most: the lagging ranks always, then the others by rank.
+constexpr std::int64_t kViewSpan = 4;
+constexpr std::size_t kMaxViewRows = 256;
+
+// One rank of one group, merged over every report about it.
+struct Merged {
+  int rank = -1, group_rank = -1;
+  std::string node;
+  std::optional<std::int64_t> timed_out_at, last_enqueued, last_completed;
+  std::string op;
+  std::set<std::string> sources;
+  std::vector<std::size_t> events;
+};
+
+void merge_into(Merged& m, const RankReport& r) {
+  if (m.rank < 0) m.rank = r.rank;
+  if (m.group_rank < 0) m.group_rank = r.group_rank;
+  if (m.node.empty()) m.node = r.node;
+  // The earliest collective it timed out in; the furthest it got.
+  if (r.timed_out_at && (!m.timed_out_at || *r.timed_out_at < *m.timed_out_at)) {
+    m.timed_out_at = r.timed_out_at;
+    if (!r.op.empty()) m.op = r.op;
+  }
+  if (m.op.empty() && !r.op.empty()) m.op = r.op;
+  if (r.last_enqueued && (!m.last_enqueued || *r.last_enqueued > *m.last_enqueued))
+    m.last_enqueued = r.last_enqueued;
+  if (r.last_completed && (!m.last_completed || *r.last_completed > *m.last_completed))
+    m.last_completed = r.last_completed;
+  if (!r.source.empty()) m.sources.insert(r.source);
+  if (r.event != kNoEvent) m.events.push_back(r.event);
+}
+
+bool numeric_less(const std::string& a, const std::string& b) {
+  if (a.size() != b.size()) return a.size() < b.size();
+  return a < b;
+}
+
+std::string rank_name(const Merged& m) {
+  if (m.rank >= 0) return "rank " + std::to_string(m.rank);
+  return "group rank " + std::to_string(m.group_rank);
+}
+
+}  // namespace
+
+std::string CollectiveProgress::normalise_op(const std::string& op) {
+  std::string s = op;
+  if (auto colon = s.find(':'); colon != std::string::npos) s = s.substr(colon + 1);
+  std::string out;
+  for (char c : s)
+    if (std::isalnum(static_cast<unsigned char>(c)))
+      out += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  // "_ALLGATHER_BASE" / "all_gather_into_tensor" and friends are one collective.
+  for (const char* suffix : {"BASE", "INTOTENSOR", "TENSOR"})
+    if (out.size() > std::string(suffix).size() &&
+        out.compare(out.size() - std::string(suffix).size(), std::string::npos, suffix) == 0)
+      out.resize(out.size() - std::string(suffix).size());
+  return out;
+}
+
+void CollectiveProgress::add(const RankReport& r) {
+  if (reports_.size() >= kMaxReports) {
+    ++dropped_;
+    return;
+  }
+  reports_.push_back(r);
+}
+
+void CollectiveProgress::add_state(const CollectiveState& s) {
+  if (states_.size() >= kMaxStates) {
+    ++dropped_;
+    return;
+  }
+  states_[{s.pg, s.rank, s.seq}] = s;
+}
+
+void CollectiveProgress::set_members(const std::string& pg, const std::string& name,
+                                     const std::vector<int>& ranks) {
+  Group& g = groups_[pg];
+  if (g.name.empty()) g.name = name;
+  if (g.members.empty()) g.members = ranks;
+}
+
+HangFinding CollectiveProgress::analyse(const JobInfo& job) const {
+  HangFinding out;
+  if (empty()) return out;
+
+  // A watchdog line names no group in most releases: it belongs to the
+  // group in which a progress line of the same rank timed out at the same
+  // collective; without one, to the default group only when no other
+  // group appears anywhere (otherwise its rank may be a group's own).
+  std::set<std::string> named_groups;
+  for (const auto& r : reports_)
+    if (!r.pg.empty()) named_groups.insert(r.pg);
+  for (const auto& [key, s] : states_) named_groups.insert(s.pg);
+  bool only_default = named_groups.empty() || (named_groups.size() == 1 && named_groups.count("0"));
+
+  std::map<std::string, std::vector<RankReport>> by_group;
+  for (const auto& r : reports_) {
+    if (!r.pg.empty()) {
+      by_group[r.pg].push_back(r);
+      continue;
+    }
+    std::string pg;
+    if (r.rank >= 0 && r.timed_out_at)
+      for (const auto& o : reports_)
+        if (!o.pg.empty() && o.rank == r.rank && o.timed_out_at == r.timed_out_at) {
+          pg = o.pg;
+          break;
+        }
+    if (pg.empty() && only_default) pg = "0";
+    if (pg.empty()) continue;
+    RankReport copy = r;
+    copy.pg = pg;
+    if (pg == "0" && copy.rank < 0) copy.rank = copy.group_rank;
+    by_group[pg].push_back(copy);
+  }
+  // Flight-recorder states give a rank's progress too.
+  std::map<std::pair<std::string, int>, RankReport> from_states;
+  for (const auto& [key, s] : states_) {
+    RankReport& r = from_states[{s.pg, s.rank}];
+    r.pg = s.pg;
+    r.rank = s.rank;
+    r.source = "flight_recorder";
+    if (!r.last_enqueued || s.seq > *r.last_enqueued) r.last_enqueued = s.seq;
+    if (s.state == "completed" && (!r.last_completed || s.seq > *r.last_completed))
+      r.last_completed = s.seq;
+  }
+  for (const auto& [key, r] : from_states) {
+    by_group[key.first].push_back(r);
+    by_group[key.first].back().event = kNoEvent;
+  }
+
+  std::vector<std::string> pgs;
+  for (const auto& [pg, list] : by_group) pgs.push_back(pg);
+  std::sort(pgs.begin(), pgs.end(), numeric_less);
+
+  std::vector<std::string> lines;
+  for (const auto& pg : pgs) {
+    const auto& list = by_group[pg];
+    auto gi = groups_.find(pg);
+    std::vector<int> members;
+    if (gi != groups_.end()) members = gi->second.members;
+    if (members.empty() && pg == "0" && job.ranks_known)
+      for (const auto& ri : job.ranks) members.push_back(ri.rank);
+    std::sort(members.begin(), members.end());
+    members.erase(std::unique(members.begin(), members.end()), members.end());
+
+    // Merge per rank: by global rank when known, else by the group's rank.
+    std::map<std::pair<int, int>, Merged> merged;  // (global, group) with one of them -1
+    for (const auto& r : list) {
+      int group_rank = r.group_rank;
+      if (r.rank < 0 && gi != groups_.end() && group_rank >= 0 &&
+          static_cast<std::size_t>(group_rank) < gi->second.members.size()) {
+        RankReport known = r;
+        known.rank = gi->second.members[static_cast<std::size_t>(group_rank)];
+        merge_into(merged[{known.rank, -1}], known);
+        continue;
+      }
+      if (r.rank >= 0)
+        merge_into(merged[{r.rank, -1}], r);
+      else if (group_rank >= 0)
+        merge_into(merged[{-1, group_rank}], r);
+    }
+    // A report by group rank alone joins the global one that has that group rank.
+    for (auto it = merged.begin(); it != merged.end();) {
+      if (it->first.first >= 0) {
+        ++it;
+        continue;
+      }
+      Merged* twin = nullptr;
+      for (auto& [k, m] : merged)
+        if (k.first >= 0 && m.group_rank == it->first.second) twin = &m;
+      if (!twin) {
+        ++it;
+        continue;
+      }
+      RankReport r;
+      r.timed_out_at = it->second.timed_out_at;
+      r.last_enqueued = it->second.last_enqueued;
+      r.last_completed = it->second.last_completed;
+      r.op = it->second.op;
+      merge_into(*twin, r);
+      twin->sources.insert(it->second.sources.begin(), it->second.sources.end());
+      twin->events.insert(twin->events.end(), it->second.events.begin(), it->second.events.end());
+      it = merged.erase(it);
+    }
+
+    // The collective the others timed out in: the furthest any rank timed
+    // out in (a rank that timed out earlier is itself behind). Without a
+    // timeout, a flight recorder's first collective a rank did not complete.
+    std::optional<std::int64_t> hung;
+    for (const auto& [k, m] : merged)
+      if (m.timed_out_at && (!hung || *m.timed_out_at > *hung)) hung = m.timed_out_at;
+    if (!hung)
+      for (const auto& [k, m] : merged)
+        if (m.last_enqueued && m.last_completed && *m.last_enqueued > *m.last_completed &&
+            (!hung || *m.last_completed + 1 > *hung))
+          hung = *m.last_completed + 1;
+    if (!hung) continue;
+
+    HangGroup g;
+    g.pg = pg;
+    g.name = gi != groups_.end() ? gi->second.name : (pg == "0" ? "default_pg" : "");
+    g.seq = hung;
+    g.size = members.empty() ? -1 : static_cast<int>(members.size());
+
+    // The op each rank was in at the hung collective.
+    std::map<std::string, int> op_count;
+    auto op_at = [&](const Merged& m) -> std::string {
+      if (m.rank >= 0)
+        if (auto s = states_.find({pg, m.rank, *hung}); s != states_.end())
+          return normalise_op(s->second.op);
+      if (m.timed_out_at == hung && !m.op.empty()) return normalise_op(m.op);
+      return "";
+    };
+    for (const auto& [k, m] : merged)
+      if (std::string op = op_at(m); !op.empty()) ++op_count[op];
+    std::string common;
+    int common_n = 0;
+    bool tie = false;
+    for (const auto& [op, n] : op_count) {
+      if (n > common_n) {
+        common = op;
+        common_n = n;
+        tie = false;
+      } else if (n == common_n) {
+        tie = true;
+      }
+    }
+    bool mismatch = op_count.size() > 1;
+    g.op = mismatch ? "" : common;
+
+    std::vector<std::pair<const Merged*, std::string>> rows;
+    std::set<int> reported;
+    for (const auto& [k, m] : merged) {
+      std::string state = "silent";
+      std::string op = op_at(m);
+      if (mismatch && !op.empty() && (tie || op != common))
+        state = "mismatched";
+      else if ((m.last_enqueued && *m.last_enqueued < *hung) ||
+               (m.timed_out_at && *m.timed_out_at < *hung))
+        state = "lagging";
+      else if ((m.last_enqueued && *m.last_enqueued >= *hung) || m.timed_out_at == hung)
+        state = "joined";
+      rows.push_back({&m, state});
+      if (m.rank >= 0) reported.insert(m.rank);
+    }
+    std::vector<Merged> silent;
+    for (int r : members)
+      if (!reported.count(r)) {
+        Merged m;
+        m.rank = r;
+        silent.push_back(m);
+      }
+    for (const auto& m : silent) rows.push_back({&m, "silent"});
+
+    int lagging = 0, joined = 0, silent_n = 0, mismatched = 0;
+    for (const auto& [m, state] : rows) {
+      lagging += state == "lagging";
+      joined += state == "joined";
+      silent_n += state == "silent";
+      mismatched += state == "mismatched";
+    }
+    if (mismatch)
+      g.status = "mismatch";
+    else if (lagging)
+      g.status = "lagging";
+    else if (!members.empty() && silent_n == 0 && joined == static_cast<int>(rows.size()))
+      g.status = "all_joined";
+    else
+      g.status = "undetermined";
+
+    std::size_t gindex = out.hang.groups.size();
+    for (const auto& [m, state] : rows) {
+      HangRank hr;
+      hr.rank = m->rank;
+      hr.group_rank = m->group_rank;
+      if (hr.group_rank < 0 && hr.rank >= 0 && !members.empty() && gi != groups_.end()) {
+        auto at = std::find(gi->second.members.begin(), gi->second.members.end(), hr.rank);
+        if (at != gi->second.members.end())
+          hr.group_rank = static_cast<int>(at - gi->second.members.begin());
+      }
+      if (hr.group_rank < 0 && pg == "0") hr.group_rank = hr.rank;
+      const RankInfo* ri = hr.rank >= 0 ? job.rank_info(hr.rank) : nullptr;
+      hr.node = ri ? ri->node : m->node;
+      if (ri && ri->gpus.size() == 1) hr.gpu = ri->gpus[0];
+      hr.state = state;
+      hr.last_enqueued = m->last_enqueued;
+      hr.last_completed = m->last_completed;
+      hr.timed_out_at = m->timed_out_at;
+      hr.op = m->op;
+      hr.sources.assign(m->sources.begin(), m->sources.end());
+      std::vector<std::size_t> evs = m->events;
+      std::sort(evs.begin(), evs.end());
+      evs.erase(std::unique(evs.begin(), evs.end()), evs.end());
+      out.rank_events[{gindex, g.ranks.size()}] = evs;
+      g.ranks.push_back(std::move(hr));
+    }
+    // Ranks in a fixed order: by global rank, then group rank.
+    std::vector<std::size_t> order(g.ranks.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      const HangRank &x = g.ranks[a], &y = g.ranks[b];
+      if ((x.rank < 0) != (y.rank < 0)) return x.rank >= 0;
+      if (x.rank != y.rank) return x.rank < y.rank;
+      return x.group_rank < y.group_rank;
+    });
+    HangGroup sorted = g;
+    sorted.ranks.clear();
+    std::map<std::pair<std::size_t, std::size_t>, std::vector<std::size_t>> events;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      sorted.ranks.push_back(g.ranks[order[i]]);
+      events[{gindex, i}] = out.rank_events[{gindex, order[i]}];
+    }
+    for (auto& [k, v] : events) out.rank_events[k] = v;
+
+    std::string what = "collective " + std::to_string(*hung) + (g.op.empty() ? "" : " (" + g.op + ")") +
+                       " of process group " + pg;
+    std::vector<std::string> names;
+    for (const auto& [m, state] : rows)
+      if (state == "lagging" || state == "mismatched") names.push_back(rank_name(*m));
+    std::sort(names.begin(), names.end());
+    std::string list_text;
+    for (const auto& n : names) list_text += (list_text.empty() ? "" : ", ") + n;
+    if (g.status == "mismatch")
+      lines.push_back("ranks are in different collectives at " + what + ": " + list_text);
+    else if (g.status == "lagging")
+      lines.push_back(list_text + " never reached " + what);
+    else if (g.status == "all_joined")
+      lines.push_back("every rank reached " + what +
+                      ": the collective itself stalled (network, NVLink); no rank is behind");
+    else
+      lines.push_back(what + " timed out; " + std::to_string(silent_n) +
+                      " rank(s) reported nothing, so the rank behind it is not known");
+    out.hang.groups.push_back(std::move(sorted));
+  }
+  if (out.hang.groups.empty()) return out;
+
+  // The hang's status: the first group that names ranks behind or apart,
+  // else what the groups say together.
+  const HangGroup* primary = nullptr;
+  for (const auto& g : out.hang.groups)
+    if (!primary && (g.status == "mismatch" || g.status == "lagging")) primary = &g;
+  if (!primary)
+    for (const auto& g : out.hang.groups)
+      if (!primary && g.status == "all_joined") primary = &g;
+  if (!primary) primary = &out.hang.groups.front();
+  out.hang.status = primary->status;
+  for (const auto& l : lines) out.hang.summary += (out.hang.summary.empty() ? "" : "; ") + l;
+  if (out.hang.summary.size() > 1000) out.hang.summary = out.hang.summary.substr(0, 997) + "...";
+
+  // The ranks × collectives view of that group around its hung collective.
+  HangView& v = out.hang.view;
+  v.pg = primary->pg;
+  std::int64_t from = std::max<std::int64_t>(0, *primary->seq - kViewSpan);
+  for (std::int64_t s = from; s <= *primary->seq + kViewSpan; ++s) v.seqs.push_back(s);
+  std::vector<const HangRank*> picked;
+  for (const auto& r : primary->ranks)
+    if (r.state != "joined" && r.state != "silent") picked.push_back(&r);
+  for (const auto& r : primary->ranks)
+    if ((r.state == "joined" || r.state == "silent") && picked.size() < kMaxViewRows)
+      picked.push_back(&r);
+  std::stable_sort(picked.begin(), picked.end(), [](const HangRank* a, const HangRank* b) {
+    if ((a->rank < 0) != (b->rank < 0)) return a->rank >= 0;
+    return a->rank != b->rank ? a->rank < b->rank : a->group_rank < b->group_rank;
+  });
+  for (const HangRank* r : picked) {
+    HangViewRow row;
+    row.rank = r->rank;
+    row.node = r->node;
+    for (std::int64_t s : v.seqs) {
+      std::string cell;
+      if (r->rank >= 0)
+        if (auto st = states_.find({v.pg, r->rank, s}); st != states_.end()) cell = st->second.state;
+      if (cell.empty()) {
+        if (r->last_completed && s <= *r->last_completed)
+          cell = "completed";
+        else if (r->last_enqueued && s <= *r->last_enqueued)
+          cell = "enqueued";
+        else if (r->last_enqueued && s > *r->last_enqueued)
+          cell = "not_reached";
+        else if (r->timed_out_at && s == *r->timed_out_at)
+          cell = "enqueued";
+      }
+      row.cells.push_back(cell);
+    }
+    v.rows.push_back(std::move(row));
+  }
+  return out;
+}
+
+}  // namespace ff
