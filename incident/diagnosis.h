@@ -122,7 +122,8 @@ struct HangGroup {
 struct HangViewRow {
   int rank = -1;
   std::string node;
-  std::vector<std::string> cells;  // per seq: completed, started, scheduled, enqueued, not_reached, "" unknown
+  std::vector<std::string>
+      cells;  // per seq: completed, started, scheduled, enqueued, not_reached, "" unknown
 };
 
 struct HangView {

@@ -157,7 +157,8 @@ Hang hang_from_json(const json& j) {
       row.rank = int_or(w, "rank");
       row.node = text(w, "node");
       if (auto c = w.find("cells"); c != w.end() && c->is_array())
-        for (const auto& cell : *c) row.cells.push_back(cell.is_string() ? cell.get<std::string>() : "");
+        for (const auto& cell : *c)
+          row.cells.push_back(cell.is_string() ? cell.get<std::string>() : "");
       return row;
     });
   }

@@ -15,6 +15,9 @@ constexpr std::size_t kMaxStates = 1 << 21;
 // and rows at most: the lagging ranks always, then the others by rank.
 constexpr std::int64_t kViewSpan = 4;
 constexpr std::size_t kMaxViewRows = 256;
+// How much earlier than the others' timeout a rank's line elsewhere may be
+// and still show it alive then: ranks' clocks and log flushes differ.
+constexpr TimeUs kAliveTolerance = 60 * kUsPerSecond;
 
 // One rank of one group, merged over every report about it.
 struct Merged {
@@ -24,6 +27,8 @@ struct Merged {
   std::string op;
   std::set<std::string> sources;
   std::vector<std::size_t> events;
+  bool behind = false;
+  MaybeTime first_time;
 };
 
 void merge_into(Merged& m, const RankReport& r) {
@@ -42,6 +47,8 @@ void merge_into(Merged& m, const RankReport& r) {
     m.last_completed = r.last_completed;
   if (!r.source.empty()) m.sources.insert(r.source);
   if (r.event != kNoEvent) m.events.push_back(r.event);
+  m.behind = m.behind || r.behind;
+  if (r.time && (!m.first_time || *r.time < *m.first_time)) m.first_time = r.time;
 }
 
 bool numeric_less(const std::string& a, const std::string& b) {
@@ -87,6 +94,54 @@ void CollectiveProgress::add_state(const CollectiveState& s) {
   states_[{s.pg, s.rank, s.seq}] = s;
 }
 
+void CollectiveProgress::add_comm_member(const CommMember& m) {
+  if (comm_members_.size() >= kMaxReports) {
+    ++dropped_;
+    return;
+  }
+  comm_members_.push_back(m);
+}
+
+std::vector<int> CollectiveProgress::members_from_communicators(
+    const std::vector<RankReport>& reports, int world) const {
+  if (world <= 0 || comm_members_.empty()) return {};
+  // A process's global rank: its rank in a communicator of the job's size.
+  std::map<std::pair<std::string, std::string>, int> global_of;
+  std::set<std::pair<std::string, std::string>> conflicting;
+  for (const auto& m : comm_members_) {
+    if (m.nranks != world || m.node.empty()) continue;
+    auto key = std::make_pair(m.node, m.pid);
+    auto [it, inserted] = global_of.emplace(key, m.comm_rank);
+    if (!inserted && it->second != m.comm_rank) conflicting.insert(key);
+  }
+  for (const auto& k : conflicting) global_of.erase(k);
+  std::map<std::string, std::vector<int>> comms;  // comm id → global rank per comm rank
+  for (const auto& m : comm_members_) {
+    if (m.nranks <= 0 || m.nranks > world || m.comm_rank < 0 || m.comm_rank >= m.nranks) continue;
+    auto& ranks = comms[m.comm_id];
+    if (ranks.empty()) ranks.assign(static_cast<std::size_t>(m.nranks), -1);
+    if (ranks.size() != static_cast<std::size_t>(m.nranks)) continue;
+    auto g = global_of.find({m.node, m.pid});
+    if (g != global_of.end()) ranks[static_cast<std::size_t>(m.comm_rank)] = g->second;
+  }
+  std::vector<std::pair<int, int>> pairs;  // (global, group) the reports give
+  for (const auto& r : reports)
+    if (r.rank >= 0 && r.group_rank >= 0) pairs.push_back({r.rank, r.group_rank});
+  if (pairs.empty()) return {};
+  const std::vector<int>* found = nullptr;
+  for (const auto& [id, ranks] : comms) {
+    if (std::find(ranks.begin(), ranks.end(), -1) != ranks.end()) continue;
+    bool agrees = true;
+    for (const auto& [g, l] : pairs)
+      agrees = agrees && static_cast<std::size_t>(l) < ranks.size() &&
+               ranks[static_cast<std::size_t>(l)] == g;
+    if (!agrees) continue;
+    if (found && *found != ranks) return {};  // two communicators fit: not known
+    found = &ranks;
+  }
+  return found ? *found : std::vector<int>{};
+}
+
 void CollectiveProgress::set_members(const std::string& pg, const std::string& name,
                                      const std::vector<int>& ranks) {
   Group& g = groups_[pg];
@@ -109,6 +164,9 @@ HangFinding CollectiveProgress::analyse(const JobInfo& job) const {
   bool only_default = named_groups.empty() || (named_groups.size() == 1 && named_groups.count("0"));
 
   std::map<std::string, std::vector<RankReport>> by_group;
+  // Collectives that watchdog lines naming no group timed out in, per the
+  // group they were taken for.
+  std::map<std::string, std::set<std::int64_t>> guessed_timeouts;
   for (const auto& r : reports_) {
     if (!r.pg.empty()) {
       by_group[r.pg].push_back(r);
@@ -121,10 +179,12 @@ HangFinding CollectiveProgress::analyse(const JobInfo& job) const {
           pg = o.pg;
           break;
         }
-    if (pg.empty() && only_default) pg = "0";
+    bool guessed = pg.empty() && only_default;
+    if (guessed) pg = "0";
     if (pg.empty()) continue;
     RankReport copy = r;
     copy.pg = pg;
+    if (guessed && r.timed_out_at) guessed_timeouts[pg].insert(*r.timed_out_at);
     if (pg == "0" && copy.rank < 0) copy.rank = copy.group_rank;
     by_group[pg].push_back(copy);
   }
@@ -156,6 +216,11 @@ HangFinding CollectiveProgress::analyse(const JobInfo& job) const {
     if (gi != groups_.end()) members = gi->second.members;
     if (members.empty() && pg == "0" && job.ranks_known)
       for (const auto& ri : job.ranks) members.push_back(ri.rank);
+    std::vector<int> inferred;  // group order, for group ranks without a global one
+    if (members.empty() && pg != "0") {
+      inferred = members_from_communicators(list, static_cast<int>(job.ranks.size()));
+      members = inferred;
+    }
     std::sort(members.begin(), members.end());
     members.erase(std::unique(members.begin(), members.end()), members.end());
 
@@ -163,10 +228,11 @@ HangFinding CollectiveProgress::analyse(const JobInfo& job) const {
     std::map<std::pair<int, int>, Merged> merged;  // (global, group) with one of them -1
     for (const auto& r : list) {
       int group_rank = r.group_rank;
-      if (r.rank < 0 && gi != groups_.end() && group_rank >= 0 &&
-          static_cast<std::size_t>(group_rank) < gi->second.members.size()) {
+      const std::vector<int>& order_of =
+          gi != groups_.end() && !gi->second.members.empty() ? gi->second.members : inferred;
+      if (r.rank < 0 && group_rank >= 0 && static_cast<std::size_t>(group_rank) < order_of.size()) {
         RankReport known = r;
-        known.rank = gi->second.members[static_cast<std::size_t>(group_rank)];
+        known.rank = order_of[static_cast<std::size_t>(group_rank)];
         merge_into(merged[{known.rank, -1}], known);
         continue;
       }
@@ -193,6 +259,8 @@ HangFinding CollectiveProgress::analyse(const JobInfo& job) const {
       r.last_enqueued = it->second.last_enqueued;
       r.last_completed = it->second.last_completed;
       r.op = it->second.op;
+      r.behind = it->second.behind;
+      r.time = it->second.first_time;
       merge_into(*twin, r);
       twin->sources.insert(it->second.sources.begin(), it->second.sources.end());
       twin->events.insert(twin->events.end(), it->second.events.begin(), it->second.events.end());
@@ -212,6 +280,21 @@ HangFinding CollectiveProgress::analyse(const JobInfo& job) const {
           hung = *m.last_completed + 1;
     if (!hung) continue;
 
+    // Lines that name no group and disagree on the collective may come from
+    // different groups (older releases print every group's rank the same
+    // way): their numbers cannot be compared, so no rank is put behind.
+    if (guessed_timeouts[pg].size() > 1) {
+      HangGroup g;
+      g.pg = pg;
+      g.seq = hung;
+      g.status = "undetermined";
+      lines.push_back("watchdog lines that name no process group time out in " +
+                      std::to_string(guessed_timeouts[pg].size()) +
+                      " different collectives: they may come from different groups, so no "
+                      "rank is compared with another");
+      out.hang.groups.push_back(std::move(g));
+      continue;
+    }
     HangGroup g;
     g.pg = pg;
     g.name = gi != groups_.end() ? gi->second.name : (pg == "0" ? "default_pg" : "");
@@ -244,9 +327,36 @@ HangFinding CollectiveProgress::analyse(const JobInfo& job) const {
     bool mismatch = op_count.size() > 1;
     g.op = mismatch ? "" : common;
 
-    std::vector<std::pair<const Merged*, std::string>> rows;
+    // When the others began to time out in it.
+    MaybeTime timed_out;
+    for (const auto& [k, m] : merged)
+      if (m.timed_out_at == hung && m.first_time && (!timed_out || *m.first_time < *timed_out))
+        timed_out = m.first_time;
+    // A rank that said nothing in this group yet was alive when the others
+    // timed out (it answered another group's dump signal, it reported that
+    // group's progress without a timeout of its own) had nothing pending
+    // here: it never reached the collective.
+    auto alive_elsewhere = [&](int rank) -> const RankReport* {
+      if (rank < 0 || !timed_out) return nullptr;
+      for (const auto& r : reports_)
+        if (r.rank == rank && !r.pg.empty() && r.pg != pg && !r.timed_out_at && r.time &&
+            *r.time >= *timed_out - kAliveTolerance)
+          return &r;
+      return nullptr;
+    };
+    std::vector<Merged> silent;  // members no report names, reserved so rows may point into it
+    silent.reserve(members.size());
     std::set<int> reported;
-    for (const auto& [k, m] : merged) {
+    for (const auto& [k, m] : merged)
+      if (m.rank >= 0) reported.insert(m.rank);
+    for (int r : members)
+      if (!reported.count(r)) {
+        Merged m;
+        m.rank = r;
+        silent.push_back(m);
+      }
+    std::vector<std::pair<Merged*, std::string>> rows;
+    auto judge = [&](Merged& m) {
       std::string state = "silent";
       std::string op = op_at(m);
       if (mismatch && !op.empty() && (tie || op != common))
@@ -256,17 +366,17 @@ HangFinding CollectiveProgress::analyse(const JobInfo& job) const {
         state = "lagging";
       else if ((m.last_enqueued && *m.last_enqueued >= *hung) || m.timed_out_at == hung)
         state = "joined";
-      rows.push_back({&m, state});
-      if (m.rank >= 0) reported.insert(m.rank);
-    }
-    std::vector<Merged> silent;
-    for (int r : members)
-      if (!reported.count(r)) {
-        Merged m;
-        m.rank = r;
-        silent.push_back(m);
+      else if (m.behind)
+        state = "lagging";
+      else if (const RankReport* r = alive_elsewhere(m.rank)) {
+        state = "lagging";
+        m.sources.insert(r->source);
+        if (r->event != kNoEvent) m.events.push_back(r->event);
       }
-    for (const auto& m : silent) rows.push_back({&m, "silent"});
+      rows.push_back({&m, state});
+    };
+    for (auto& [k, m] : merged) judge(m);
+    for (auto& m : silent) judge(m);
 
     int lagging = 0, joined = 0, silent_n = 0, mismatched = 0;
     for (const auto& [m, state] : rows) {
@@ -289,10 +399,11 @@ HangFinding CollectiveProgress::analyse(const JobInfo& job) const {
       HangRank hr;
       hr.rank = m->rank;
       hr.group_rank = m->group_rank;
-      if (hr.group_rank < 0 && hr.rank >= 0 && !members.empty() && gi != groups_.end()) {
-        auto at = std::find(gi->second.members.begin(), gi->second.members.end(), hr.rank);
-        if (at != gi->second.members.end())
-          hr.group_rank = static_cast<int>(at - gi->second.members.begin());
+      const std::vector<int>& group_order =
+          gi != groups_.end() && !gi->second.members.empty() ? gi->second.members : inferred;
+      if (hr.group_rank < 0 && hr.rank >= 0) {
+        auto at = std::find(group_order.begin(), group_order.end(), hr.rank);
+        if (at != group_order.end()) hr.group_rank = static_cast<int>(at - group_order.begin());
       }
       if (hr.group_rank < 0 && pg == "0") hr.group_rank = hr.rank;
       const RankInfo* ri = hr.rank >= 0 ? job.rank_info(hr.rank) : nullptr;
@@ -328,8 +439,8 @@ HangFinding CollectiveProgress::analyse(const JobInfo& job) const {
     }
     for (auto& [k, v] : events) out.rank_events[k] = v;
 
-    std::string what = "collective " + std::to_string(*hung) + (g.op.empty() ? "" : " (" + g.op + ")") +
-                       " of process group " + pg;
+    std::string what = "collective " + std::to_string(*hung) +
+                       (g.op.empty() ? "" : " (" + g.op + ")") + " of process group " + pg;
     std::vector<std::string> names;
     for (const auto& [m, state] : rows)
       if (state == "lagging" || state == "mismatched") names.push_back(rank_name(*m));
@@ -341,8 +452,10 @@ HangFinding CollectiveProgress::analyse(const JobInfo& job) const {
     else if (g.status == "lagging")
       lines.push_back(list_text + " never reached " + what);
     else if (g.status == "all_joined")
-      lines.push_back("every rank reached " + what +
-                      ": the collective itself stalled (network, NVLink); no rank is behind");
+      lines.push_back(
+          "every rank reached " + what +
+          ": the collective itself stalled (a GPU, NVLink or the network inside it); no rank is "
+          "behind");
     else
       lines.push_back(what + " timed out; " + std::to_string(silent_n) +
                       " rank(s) reported nothing, so the rank behind it is not known");
@@ -385,7 +498,8 @@ HangFinding CollectiveProgress::analyse(const JobInfo& job) const {
     for (std::int64_t s : v.seqs) {
       std::string cell;
       if (r->rank >= 0)
-        if (auto st = states_.find({v.pg, r->rank, s}); st != states_.end()) cell = st->second.state;
+        if (auto st = states_.find({v.pg, r->rank, s}); st != states_.end())
+          cell = st->second.state;
       if (cell.empty()) {
         if (r->last_completed && s <= *r->last_completed)
           cell = "completed";

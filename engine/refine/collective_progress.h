@@ -37,7 +37,18 @@ struct RankReport {
   std::optional<std::int64_t> timed_out_at, last_enqueued, last_completed;
   std::string op;      // the collective of timed_out_at, as the source names it
   std::string source;  // watchdog | flight_recorder | desync_report | nccl_ras
+  // The source says outright that this rank did not get where the others
+  // did (a desync report, NCCL RAS), without a sequence number to compare.
+  bool behind = false;
+  MaybeTime time;                // when the line was written, when known
   std::size_t event = kNoEvent;  // the event it rests on (index into the attribution's events)
+};
+
+// One process's rank in one NCCL communicator (NCCL's set-up lines).
+struct CommMember {
+  std::string comm_id;
+  int comm_rank = -1, nranks = 0;
+  std::string node, pid;
 };
 
 // One collective of one rank, as a flight recorder saw it.
@@ -63,6 +74,7 @@ class CollectiveProgress {
   void add_state(const CollectiveState& s);
   // The members of a group (global ranks, in group order), from a flight recorder's pg_config.
   void set_members(const std::string& pg, const std::string& name, const std::vector<int>& ranks);
+  void add_comm_member(const CommMember& m);
   bool empty() const { return reports_.empty() && states_.empty(); }
   HangFinding analyse(const JobInfo& job) const;
 
@@ -79,6 +91,11 @@ class CollectiveProgress {
   // (pg, rank, seq) → state; bounded like everything read from a user's files.
   std::map<std::tuple<std::string, int, std::int64_t>, CollectiveState> states_;
   std::map<std::string, Group> groups_;
+  std::vector<CommMember> comm_members_;
+  // The members of a group that names none, from the one communicator whose
+  // ranks agree with every (global, group) pair its reports give.
+  std::vector<int> members_from_communicators(const std::vector<RankReport>& reports,
+                                              int world) const;
   std::size_t dropped_ = 0;
 };
 

@@ -412,6 +412,96 @@ class FailureOnset : public CorrelationRule {
   }
 };
 
+std::string trim(const std::string& s) {
+  auto b = s.find_first_not_of(" \t");
+  auto e = s.find_last_not_of(" \t");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+int to_number(const std::string& s) {
+  if (s.empty() || s.size() > 9 || s.find_first_not_of("-0123456789") != std::string::npos)
+    return -1;
+  return std::atoi(s.c_str());
+}
+
+// NCCL RAS's report, one communicator's block at a time (its lines in file
+// order): the ranks whose operation count is below the others', or whose
+// data RAS could not get, are behind. A rank is named by its GPU and the
+// address of its node, which the job's records and NCCL's bootstrap lines
+// turn into a global rank; the communicator rank is not the global one
+// outside the default group.
+class RasReader {
+ public:
+  RasReader(Attribution& a, FilterContext& ctx) : a_(a), ctx_(ctx) {}
+
+  void line(std::size_t i) {
+    const Event& e = a_.events[i];
+    if (e.source != source_ || e.line > last_line_ + kMaxGap) flush();
+    source_ = e.source;
+    last_line_ = e.line;
+    if (!e.field("ras_status").empty()) {
+      flush();
+      source_ = e.source;
+      last_line_ = e.line;
+      status_ = e.field("ras_status");
+      return;
+    }
+    if (status_.empty()) return;
+    if (!e.field("ras_ranks").empty()) {
+      groups_.push_back({std::atoll(e.field("ras_ops").c_str()), {}});
+      return;
+    }
+    if (e.field("comm_rank").empty()) return;
+    if (!e.field("ras_ops").empty() || !e.field("ras_none").empty())
+      groups_.push_back(
+          {e.field("ras_none").empty() ? std::atoll(e.field("ras_ops").c_str()) : -1, {i}});
+    else if (!groups_.empty() && status_ == "MISMATCH")
+      groups_.back().second.push_back(i);
+    else
+      groups_.push_back({-1, {i}});
+  }
+
+  void flush() {
+    if (!status_.empty()) {
+      long long most = -1;
+      for (const auto& [ops, lines] : groups_) most = std::max(most, ops);
+      for (const auto& [ops, lines] : groups_) {
+        bool behind = status_ == "MISMATCH" ? ops < most : true;
+        if (!behind) continue;
+        for (std::size_t i : lines) report(i);
+      }
+    }
+    status_.clear();
+    groups_.clear();
+  }
+
+ private:
+  static constexpr std::uint64_t kMaxGap = 8;  // lines between two lines of one block
+
+  void report(std::size_t i) {
+    const Event& e = a_.events[i];
+    auto node = ctx_.ip_to_node.find(e.field("ras_addr"));
+    if (node == ctx_.ip_to_node.end()) return;
+    std::string pci = ctx_.job.gpu_pci(node->second, to_number(e.field("ras_gpu")));
+    int rank = pci.empty() ? -1 : ctx_.job.rank_for_gpu(node->second, pci);
+    if (rank < 0) return;
+    RankReport r;
+    r.rank = rank;
+    r.node = node->second;
+    r.behind = true;
+    r.source = "nccl_ras";
+    r.time = e.time;
+    r.event = i;
+    a_.progress.add(r);
+  }
+
+  Attribution& a_;
+  FilterContext& ctx_;
+  std::string source_, status_;
+  std::uint64_t last_line_ = 0;
+  std::vector<std::pair<long long, std::vector<std::size_t>>> groups_;
+};
+
 // 3b. A hang: from each rank's watchdog and progress lines (and the flight
 //     recorders), the ranks that never reached the collective the others
 //     timed out in (engine/refine/collective_progress.h). Such a rank is a
@@ -423,9 +513,37 @@ class CollectiveHang : public CorrelationRule {
  public:
   const char* name() const override { return "collective_hang"; }
   void apply(Attribution& a, FilterContext& ctx) override {
+    RasReader ras(a, ctx);
     for (std::size_t i = 0; i < a.events.size(); ++i) {
       const Event& e = a.events[i];
-      if (e.ignored || (e.kind != "nccl.timeout" && e.kind != "nccl.work_progress")) continue;
+      if (e.ignored) continue;
+      if (e.kind == "nccl.comm_init") {
+        a.progress.add_comm_member({e.field("comm_id"), to_number(e.field("comm_rank")),
+                                    to_number(e.field("nranks")), e.node, e.field("pid")});
+        continue;
+      }
+      if (e.kind == "torch.desync_report") {
+        // "[1, 3]": ranks of the reporting rank's group, which the line does not name.
+        std::string list = e.field("group_ranks");
+        for (std::size_t at = 0; at < list.size();) {
+          std::size_t end = list.find(',', at);
+          if (end == std::string::npos) end = list.size();
+          RankReport r;
+          r.group_rank = to_number(trim(list.substr(at, end - at)));
+          r.behind = true;
+          r.source = "desync_report";
+          r.time = e.time;
+          r.event = i;
+          if (r.group_rank >= 0) a.progress.add(r);
+          at = end + 1;
+        }
+        continue;
+      }
+      if (e.kind == "nccl.ras_report") {
+        ras.line(i);
+        continue;
+      }
+      if (e.kind != "nccl.timeout" && e.kind != "nccl.work_progress") continue;
       if (e.kind == "nccl.timeout" && e.field("seq").empty()) continue;
       RankReport r;
       r.pg = e.field("pg");
@@ -435,6 +553,7 @@ class CollectiveHang : public CorrelationRule {
       r.node = e.node;
       r.op = e.field("op");
       r.source = "watchdog";
+      r.time = e.time;
       r.event = i;
       if (!e.field("seq").empty()) r.timed_out_at = to_number(e.field("seq"));
       if (e.kind == "nccl.work_progress") {
@@ -443,6 +562,7 @@ class CollectiveHang : public CorrelationRule {
       }
       a.progress.add(r);
     }
+    ras.flush();
     a.hang = a.progress.analyse(ctx.job);
     if (!a.hang.shown()) return;
     a.reasoning.push_back("hang: " + a.hang.hang.summary);
@@ -474,9 +594,9 @@ class CollectiveHang : public CorrelationRule {
         std::string who;
         for (std::size_t ri : ranks) {
           const HangRank& r = g.ranks[ri];
-          who += (who.empty() ? "" : ", ") +
-                 (r.rank >= 0 ? "rank " + std::to_string(r.rank)
-                              : "group rank " + std::to_string(r.group_rank));
+          who += (who.empty() ? "" : ", ") + (r.rank >= 0
+                                                  ? "rank " + std::to_string(r.rank)
+                                                  : "group rank " + std::to_string(r.group_rank));
           for (std::size_t k : a.hang.rank_events[{gi, ri}]) evs.push_back(k);
         }
         const HangRank& first = g.ranks[ranks.front()];
@@ -494,15 +614,6 @@ class CollectiveHang : public CorrelationRule {
   }
 
  private:
-  static int to_number(const std::string& s) {
-    if (s.empty() || s.size() > 18) return -1;
-    try {
-      return static_cast<int>(std::stoll(s));
-    } catch (const std::exception&) {
-      return -1;
-    }
-  }
-
   Candidate* add(Attribution& a, FilterContext& ctx, const std::string& node,
                  const std::string& device, int rank, const std::string& kind,
                  const std::string& label, std::vector<std::size_t> evs, MaybeTime began) {
