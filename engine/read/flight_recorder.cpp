@@ -156,8 +156,9 @@ class DumpReader {
       }
       dump_.pg_config.push_back(std::move(pg));
     }
-    std::stable_sort(dump_.pg_config.begin(), dump_.pg_config.end(),
-                     [](const auto& a, const auto& b) { return a.pg_id_or_name < b.pg_id_or_name; });
+    std::stable_sort(
+        dump_.pg_config.begin(), dump_.pg_config.end(),
+        [](const auto& a, const auto& b) { return a.pg_id_or_name < b.pg_id_or_name; });
   }
 
   // "ranks": the text "[0, 1, 2]" (PyTorch's ranks_str) or a list of ints.
@@ -357,8 +358,8 @@ FlightRecorderDump read_flight_recorder(std::string_view bytes, int rank) {
   try {
     if (bytes.size() > kMaxFlightRecorderBytes) {
       dump.errors.push_back("dump of " + std::to_string(bytes.size()) +
-                            " bytes is larger than the " +
-                            std::to_string(kMaxFlightRecorderBytes) + " bytes read");
+                            " bytes is larger than the " + std::to_string(kMaxFlightRecorderBytes) +
+                            " bytes read");
       return dump;
     }
     PickleLimits limits;

@@ -35,8 +35,9 @@ namespace ff {
 
 struct FlightRecorderEntry {
   std::int64_t record_id = -1;
-  std::string pg_id;             // the entry's pg_id as decimal text ("0", "2"): PyTorch's "PG ID N"
-  std::string pg_name, pg_desc;  // process_group tuple (name = GUID text, desc e.g. "default_pg"), may be ""
+  std::string pg_id;  // the entry's pg_id as decimal text ("0", "2"): PyTorch's "PG ID N"
+  std::string pg_name,
+      pg_desc;  // process_group tuple (name = GUID text, desc e.g. "default_pg"), may be ""
   std::int64_t collective_seq_id = -1, p2p_seq_id = -1, op_id = -1;
   bool is_p2p = false;
   std::string profiling_name;  // "nccl:all_reduce"
@@ -64,7 +65,8 @@ struct FlightRecorderDump {
   std::vector<PgStatus> pg_status;           // sorted by key
   std::vector<FlightRecorderEntry> entries;  // in dump order
   bool truncated = false;                    // the pickle ended early: entries read so far kept
-  std::vector<std::string> errors;  // what could not be read ("opcode 0x63 (GLOBAL) not allowed at byte 17")
+  std::vector<std::string>
+      errors;  // what could not be read ("opcode 0x63 (GLOBAL) not allowed at byte 17")
 };
 
 // Largest dump read: PyTorch's default ring holds 2,000 entries (about 1 MB

@@ -86,27 +86,48 @@ enum Op : unsigned char {
 
 const char* op_name(unsigned char op) {
   switch (op) {
-    case PERSID: return "PERSID";
-    case BINPERSID: return "BINPERSID";
-    case REDUCE: return "REDUCE";
-    case STRING: return "STRING";
-    case BUILD: return "BUILD";
-    case GLOBAL: return "GLOBAL";
-    case INST: return "INST";
-    case OBJ: return "OBJ";
-    case NEWOBJ: return "NEWOBJ";
-    case EXT1: return "EXT1";
-    case EXT2: return "EXT2";
-    case EXT4: return "EXT4";
-    case EMPTY_SET: return "EMPTY_SET";
-    case ADDITEMS: return "ADDITEMS";
-    case FROZENSET: return "FROZENSET";
-    case NEWOBJ_EX: return "NEWOBJ_EX";
-    case STACK_GLOBAL: return "STACK_GLOBAL";
-    case BYTEARRAY8: return "BYTEARRAY8";
-    case NEXT_BUFFER: return "NEXT_BUFFER";
-    case READONLY_BUFFER: return "READONLY_BUFFER";
-    default: return "unknown";
+    case PERSID:
+      return "PERSID";
+    case BINPERSID:
+      return "BINPERSID";
+    case REDUCE:
+      return "REDUCE";
+    case STRING:
+      return "STRING";
+    case BUILD:
+      return "BUILD";
+    case GLOBAL:
+      return "GLOBAL";
+    case INST:
+      return "INST";
+    case OBJ:
+      return "OBJ";
+    case NEWOBJ:
+      return "NEWOBJ";
+    case EXT1:
+      return "EXT1";
+    case EXT2:
+      return "EXT2";
+    case EXT4:
+      return "EXT4";
+    case EMPTY_SET:
+      return "EMPTY_SET";
+    case ADDITEMS:
+      return "ADDITEMS";
+    case FROZENSET:
+      return "FROZENSET";
+    case NEWOBJ_EX:
+      return "NEWOBJ_EX";
+    case STACK_GLOBAL:
+      return "STACK_GLOBAL";
+    case BYTEARRAY8:
+      return "BYTEARRAY8";
+    case NEXT_BUFFER:
+      return "NEXT_BUFFER";
+    case READONLY_BUFFER:
+      return "READONLY_BUFFER";
+    default:
+      return "unknown";
   }
 }
 
@@ -209,7 +230,7 @@ class Reader {
            std::to_string(limits_.max_input_bytes) + " bytes read");
       return;
     }
-    while (!done_ && !failed_) {
+    while (!done_ && !failed_ && !truncated_) {
       if (pos_ >= in_.size()) {
         truncate();
         break;
@@ -233,7 +254,8 @@ class Reader {
     if (truncated_ || failed_) return;
     truncated_ = true;
     doc_.truncated = true;
-    doc_.error = "the pickle ends at byte " + std::to_string(in_.size()) + " before its STOP opcode";
+    doc_.error =
+        "the pickle ends at byte " + std::to_string(in_.size()) + " before its STOP opcode";
   }
 
   // --- input ---
@@ -443,7 +465,9 @@ class Reader {
         if (top(v)) push(v);
         return;
       }
-      case NONE: push_new(PickleKind::kNone); return;
+      case NONE:
+        push_new(PickleKind::kNone);
+        return;
       case NEWTRUE:
       case NEWFALSE: {
         PickleRef r = make(PickleKind::kBool);
@@ -520,11 +544,21 @@ class Reader {
         push_float(d);
         return;
       }
-      case BINUNICODE: unicode(4); return;
-      case SHORT_BINUNICODE: unicode(1); return;
-      case BINUNICODE8: unicode(8); return;
-      case BINSTRING: unicode(4); return;  // Python 2 str: Python 3 reads it as str too
-      case SHORT_BINSTRING: unicode(1); return;
+      case BINUNICODE:
+        unicode(4);
+        return;
+      case SHORT_BINUNICODE:
+        unicode(1);
+        return;
+      case BINUNICODE8:
+        unicode(8);
+        return;
+      case BINSTRING:
+        unicode(4);
+        return;  // Python 2 str: Python 3 reads it as str too
+      case SHORT_BINSTRING:
+        unicode(1);
+        return;
       case UNICODE: {
         if (!take_line(limits_.max_string_bytes, arg)) return;
         std::string s;
@@ -544,9 +578,15 @@ class Reader {
       case BINBYTES8:
         if (take_sized(8, arg)) push_text(PickleKind::kBytes, arg);
         return;
-      case EMPTY_LIST: push_new(PickleKind::kList); return;
-      case EMPTY_DICT: push_new(PickleKind::kDict); return;
-      case EMPTY_TUPLE: push_new(PickleKind::kTuple); return;
+      case EMPTY_LIST:
+        push_new(PickleKind::kList);
+        return;
+      case EMPTY_DICT:
+        push_new(PickleKind::kDict);
+        return;
+      case EMPTY_TUPLE:
+        push_new(PickleKind::kTuple);
+        return;
       case TUPLE1:
       case TUPLE2:
       case TUPLE3: {
@@ -604,8 +644,7 @@ class Reader {
       case SETITEMS: {
         std::vector<PickleRef> items;
         PickleRef dict;
-        if (!pop_mark(items) || !top(dict) ||
-            !expect_kind(dict, PickleKind::kDict, "SETITEMS")) {
+        if (!pop_mark(items) || !top(dict) || !expect_kind(dict, PickleKind::kDict, "SETITEMS")) {
           return;
         }
         if (items.size() % 2 != 0) {
@@ -621,7 +660,9 @@ class Reader {
       case LONG_BINPUT:
         if (take_uint(4, u)) memo_put(u);
         return;
-      case MEMOIZE: memo_put(memo_.size()); return;
+      case MEMOIZE:
+        memo_put(memo_.size());
+        return;
       case PUT:
       case GET: {
         if (!take_line(kMaxNumberLine, arg)) return;
@@ -702,7 +743,10 @@ class Reader {
   // below a MARK is the container being filled (a list gets the values, a
   // dict the complete key/value pairs); otherwise the MARK opened a TUPLE,
   // LIST or DICT whose opcode never came, kept as a tuple. Every container
-  // that still expected values is `partial`.
+  // that still expected values is `partial`; so is the value on top of the
+  // stack (it may be a container whose first item never came), and so may a
+  // container that was complete but not yet given to its parent: losing one
+  // whole entry at the cut is the price of never keeping a partial one.
   void close_open_containers() {
     if (!stack_.empty() && stack_.back() != kMark) mark_partial(stack_.back());
     std::vector<PickleRef> items;
@@ -726,11 +770,32 @@ class Reader {
         stack_.push_back(t);
       }
     }
+    // Outside every MARK, protocol 0 (and protocol 1+ for a one-element list
+    // or dict) fills a container with APPEND and SETITEM, one value at a
+    // time: what is still on the stack are containers being built and the
+    // values waiting for them. Fold them down: a dict takes a key and a
+    // value, a list a value, a key whose value never came is dropped.
+    for (PickleRef r : stack_) mark_partial(r);
+    while (!failed_ && stack_.size() > 1) {
+      std::size_t n = stack_.size();
+      PickleRef v = stack_[n - 1];
+      if (n >= 3 && doc_.values[stack_[n - 3]].kind == PickleKind::kDict) {
+        PickleRef kv[2] = {stack_[n - 2], v};
+        add_items(stack_[n - 3], kv, 2);
+        stack_.resize(n - 2);
+      } else if (doc_.values[stack_[n - 2]].kind == PickleKind::kList) {
+        add_items(stack_[n - 2], &v, 1);
+        stack_.pop_back();
+      } else {
+        stack_.pop_back();
+      }
+    }
     if (!failed_ && !stack_.empty()) doc_.root = stack_.front();
   }
   void mark_partial(PickleRef ref) {
     PickleValue& v = doc_.values[ref];
-    if (v.kind == PickleKind::kList || v.kind == PickleKind::kDict || v.kind == PickleKind::kTuple) {
+    if (v.kind == PickleKind::kList || v.kind == PickleKind::kDict ||
+        v.kind == PickleKind::kTuple) {
       v.partial = true;
     }
   }
@@ -749,15 +814,24 @@ class Reader {
 
 const char* pickle_kind_name(PickleKind kind) {
   switch (kind) {
-    case PickleKind::kNone: return "None";
-    case PickleKind::kBool: return "bool";
-    case PickleKind::kInt: return "int";
-    case PickleKind::kFloat: return "float";
-    case PickleKind::kStr: return "str";
-    case PickleKind::kBytes: return "bytes";
-    case PickleKind::kList: return "list";
-    case PickleKind::kTuple: return "tuple";
-    case PickleKind::kDict: return "dict";
+    case PickleKind::kNone:
+      return "None";
+    case PickleKind::kBool:
+      return "bool";
+    case PickleKind::kInt:
+      return "int";
+    case PickleKind::kFloat:
+      return "float";
+    case PickleKind::kStr:
+      return "str";
+    case PickleKind::kBytes:
+      return "bytes";
+    case PickleKind::kList:
+      return "list";
+    case PickleKind::kTuple:
+      return "tuple";
+    case PickleKind::kDict:
+      return "dict";
   }
   return "?";
 }

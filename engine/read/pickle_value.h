@@ -24,7 +24,17 @@
 
 namespace ff {
 
-enum class PickleKind : std::uint8_t { kNone, kBool, kInt, kFloat, kStr, kBytes, kList, kTuple, kDict };
+enum class PickleKind : std::uint8_t {
+  kNone,
+  kBool,
+  kInt,
+  kFloat,
+  kStr,
+  kBytes,
+  kList,
+  kTuple,
+  kDict
+};
 
 const char* pickle_kind_name(PickleKind kind);  // "None", "bool", "int", ... as Python names them
 
