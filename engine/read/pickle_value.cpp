@@ -1,11 +1,11 @@
 #include "engine/read/pickle_value.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 #include <exception>
 #include <new>
 #include <system_error>
-#include <unordered_map>
 #include <utility>
 
 namespace ff {
@@ -230,6 +230,9 @@ class Reader {
            std::to_string(limits_.max_input_bytes) + " bytes read");
       return;
     }
+    // Most opcodes build one value; reserving for a typical density saves
+    // the copies of a growing vector.
+    doc_.values.reserve(std::min(in_.size() / 8 + 16, limits_.max_values));
     while (!done_ && !failed_ && !truncated_) {
       if (pos_ >= in_.size()) {
         truncate();
@@ -383,31 +386,29 @@ class Reader {
     }
     return true;
   }
+  // Python numbers memo slots 0, 1, 2, ... (MEMOIZE is len(memo)), so the
+  // memo is a vector; a slot index beyond the limit is refused, which also
+  // bounds its size.
   void memo_put(std::uint64_t index) {
     PickleRef v;
     if (!top(v)) return;
-    if (index > 0xffffffffu) {
-      fail_at("memo index " + std::to_string(index) + " out of range");
+    if (index >= limits_.max_memo) {
+      fail_at("memo index " + std::to_string(index) + " (at most " +
+              std::to_string(limits_.max_memo) + " memo entries)");
       return;
     }
-    auto it = memo_.find(static_cast<std::uint32_t>(index));
-    if (it != memo_.end()) {
-      it->second = v;
-      return;
+    if (index >= memo_.size()) {
+      memo_.resize(static_cast<std::size_t>(index) + 1, kNoPickleValue);
     }
-    if (memo_.size() >= limits_.max_memo) {
-      fail_at("more than " + std::to_string(limits_.max_memo) + " memo entries");
-      return;
-    }
-    memo_.emplace(static_cast<std::uint32_t>(index), v);
+    if (memo_[index] == kNoPickleValue) ++memo_used_;
+    memo_[index] = v;
   }
   void memo_get(std::uint64_t index) {
-    auto it = index <= 0xffffffffu ? memo_.find(static_cast<std::uint32_t>(index)) : memo_.end();
-    if (it == memo_.end()) {
+    if (index >= memo_.size() || memo_[index] == kNoPickleValue) {
       fail_at("memo slot " + std::to_string(index) + " read before it was written");
       return;
     }
-    push(it->second);
+    push(memo_[index]);
   }
   void build_tuple(std::vector<PickleRef>& items) {
     PickleRef t = make(PickleKind::kTuple);
@@ -661,7 +662,7 @@ class Reader {
         if (take_uint(4, u)) memo_put(u);
         return;
       case MEMOIZE:
-        memo_put(memo_.size());
+        memo_put(memo_used_);
         return;
       case PUT:
       case GET: {
@@ -807,7 +808,8 @@ class Reader {
   bool done_ = false, failed_ = false, truncated_ = false;
   std::vector<PickleRef> stack_;
   std::vector<std::size_t> marks_;  // stack positions of the open MARKs
-  std::unordered_map<std::uint32_t, PickleRef> memo_;
+  std::vector<PickleRef> memo_;
+  std::size_t memo_used_ = 0;
 };
 
 }  // namespace

@@ -221,6 +221,9 @@ TEST(PickleValue, MemoSharesOneValue) {
   EXPECT_EQ(doc.error, "memo slot 5 read before it was written at byte 2");
   doc = ff::read_pickle("(g7\n.");
   EXPECT_EQ(doc.error, "memo slot 7 read before it was written at byte 1");
+  // Slot numbers are bounded (which bounds the memo), not just the count.
+  doc = ff::read_pickle("Nr\xff\xff\xff\xff.");
+  EXPECT_EQ(doc.error, "memo index 4294967295 (at most 1000000 memo entries) at byte 1");
   // A list holding itself is a value, not a loop in the reader.
   doc =
       ff::read_pickle(Bytes("\x80\x04]\x94h\x00"
