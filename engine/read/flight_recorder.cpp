@@ -26,10 +26,11 @@ class DumpReader {
       return;
     }
     if (const PickleValue* v = doc_.find(root, "version")) {
-      if (v->kind == PickleKind::kStr) {
+      if (v->kind == PickleKind::kStr && v->text.size() <= kMaxFlightRecorderText) {
         dump_.version = v->text;
       } else {
-        error(std::string("'version' is ") + pickle_kind_name(v->kind) + ", expected str");
+        error(std::string("'version' is ") + pickle_kind_name(v->kind) +
+              ", expected str of at most " + std::to_string(kMaxFlightRecorderText) + " bytes");
       }
     } else if (!root.partial) {
       error("no 'version' key");
@@ -72,12 +73,24 @@ class DumpReader {
   bool get_str(const PickleValue& dict, std::string_view key, std::string& out, std::string& why) {
     const PickleValue* v = doc_.find(dict, key);
     if (v == nullptr || v->kind == PickleKind::kNone) return true;
-    if (v->kind == PickleKind::kStr) {
+    if (v->kind == PickleKind::kStr && v->text.size() <= kMaxFlightRecorderText) {
       out = v->text;
       return true;
     }
-    why = wrong(key, *v, "str");
+    why = v->kind == PickleKind::kStr ? "'" + std::string(key) + "' is longer than " +
+                                            std::to_string(kMaxFlightRecorderText) + " bytes"
+                                      : wrong(key, *v, "str");
     return false;
+  }
+  // Sizes and ranks copied so far against the dump's budget.
+  bool spend(std::size_t n, std::string_view key, std::string& why) {
+    if (n > numbers_left_) {
+      why = "'" + std::string(key) + "' is past the " + std::to_string(kMaxFlightRecorderNumbers) +
+            " sizes and ranks read from one dump";
+      return false;
+    }
+    numbers_left_ -= n;
+    return true;
   }
   // pg_status values: ints in the pickle, decimal text in PyTorch's JSON dump.
   bool get_seq(const PickleValue& dict, std::string_view key, std::int64_t& out, std::string& why) {
@@ -110,6 +123,7 @@ class DumpReader {
               (arg ? pickle_kind_name(arg->kind) : "missing value") + ", expected a list of ints";
         return false;
       }
+      if (!spend(arg->items.size() + 1, key, why)) return false;
       std::vector<std::int64_t>& dims = out.emplace_back();
       dims.reserve(arg->items.size());
       for (PickleRef d : arg->items) {
@@ -141,7 +155,9 @@ class DumpReader {
       if (key == nullptr || info == nullptr || info->partial) continue;
       FlightRecorderPg pg;
       if (!key_text(*key, pg.pg_id_or_name)) {
-        error(std::string("pg_config: a key is ") + pickle_kind_name(key->kind));
+        error(std::string("pg_config: a key is ") + pickle_kind_name(key->kind) +
+              ", not a str or int (or longer than " + std::to_string(kMaxFlightRecorderText) +
+              " bytes)");
         continue;
       }
       std::string why;
@@ -178,6 +194,7 @@ class DumpReader {
       return true;
     };
     if (v->kind == PickleKind::kList || v->kind == PickleKind::kTuple) {
+      if (!spend(v->items.size(), "ranks", why)) return false;
       for (PickleRef r : v->items) {
         const PickleValue* n = doc_.get(r);
         if (n == nullptr || n->kind != PickleKind::kInt) {
@@ -205,6 +222,8 @@ class DumpReader {
       return false;
     }
     s = trim(s.substr(1, s.size() - 2));
+    // Each rank takes at least two characters ("0,").
+    if (!spend(s.size() / 2 + 1, "ranks", why)) return false;
     while (!s.empty()) {
       std::size_t comma = s.find(',');
       std::string_view item = trim(s.substr(0, comma));
@@ -237,7 +256,9 @@ class DumpReader {
       if (key == nullptr || v == nullptr || v->partial) continue;
       FlightRecorderDump::PgStatus s;
       if (!key_text(*key, s.pg)) {
-        error(std::string("pg_status: a key is ") + pickle_kind_name(key->kind));
+        error(std::string("pg_status: a key is ") + pickle_kind_name(key->kind) +
+              ", not a str or int (or longer than " + std::to_string(kMaxFlightRecorderText) +
+              " bytes)");
         continue;
       }
       std::string why;
@@ -260,7 +281,7 @@ class DumpReader {
 
   // A str key as it is; an int key (a pg id) as decimal text.
   static bool key_text(const PickleValue& key, std::string& out) {
-    if (key.kind == PickleKind::kStr) {
+    if (key.kind == PickleKind::kStr && key.text.size() <= kMaxFlightRecorderText) {
       out = key.text;
       return true;
     }
@@ -306,7 +327,7 @@ class DumpReader {
     if (!get_int(e, "record_id", out.record_id, why)) return false;
     if (const PickleValue* v = doc_.find(e, "pg_id"); v && v->kind != PickleKind::kNone) {
       if (!key_text(*v, out.pg_id)) {
-        why = wrong("pg_id", *v, "int");
+        why = wrong("pg_id", *v, "int (or str of at most 4096 bytes)");
         return false;
       }
     }
@@ -318,8 +339,10 @@ class DumpReader {
         desc = doc_.get(v->items[1]);
       }
       if (name == nullptr || desc == nullptr || name->kind != PickleKind::kStr ||
-          desc->kind != PickleKind::kStr) {
-        why = "'process_group' is not a (name, desc) pair of str";
+          desc->kind != PickleKind::kStr || name->text.size() > kMaxFlightRecorderText ||
+          desc->text.size() > kMaxFlightRecorderText) {
+        why = "'process_group' is not a (name, desc) pair of str of at most " +
+              std::to_string(kMaxFlightRecorderText) + " bytes";
         return false;
       }
       out.pg_name = name->text;
@@ -348,6 +371,7 @@ class DumpReader {
   const PickleDocument& doc_;
   FlightRecorderDump& dump_;
   std::size_t suppressed_ = 0;
+  std::size_t numbers_left_ = kMaxFlightRecorderNumbers;
 };
 
 }  // namespace

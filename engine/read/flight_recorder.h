@@ -77,6 +77,12 @@ constexpr std::size_t kMaxFlightRecorderEntries = 100'000;
 // Process groups kept from pg_config and pg_status, ranks per group.
 constexpr std::size_t kMaxFlightRecorderGroups = 100'000;
 constexpr std::size_t kMaxFlightRecorderGroupRanks = 1'000'000;
+// The pickle memo lets one list or string be referred to from every entry:
+// copied into the model, a 16 MB string or a million sizes would be copied
+// 100,000 times. So text fields are cut off at a length no PyTorch name
+// reaches, and the sizes and ranks copied from one dump have one budget.
+constexpr std::size_t kMaxFlightRecorderText = 4096;
+constexpr std::size_t kMaxFlightRecorderNumbers = 16'000'000;
 
 // Bounded: at most `kMaxFlightRecorderBytes` input, nesting depth, item counts,
 // string sizes; never executes anything. Never throws.

@@ -776,6 +776,7 @@ class Reader {
     // time: what is still on the stack are containers being built and the
     // values waiting for them. Fold them down: a dict takes a key and a
     // value, a list a value, a key whose value never came is dropped.
+    if (failed_) return;  // a MARK may still be on the stack
     for (PickleRef r : stack_) mark_partial(r);
     while (!failed_ && stack_.size() > 1) {
       std::size_t n = stack_.size();

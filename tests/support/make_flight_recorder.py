@@ -140,6 +140,13 @@ def fixtures(out_dir):
     d["entries"][2] = ["not", "an", "entry"]
     d["pg_config"]["1"]["ranks"] = "[0, one]"
     write(os.path.join(out_dir, "wrong-types.pkl"), pickle.dumps(d, protocol=2))
+    # The memo shares one value among many places: 10,000 entries that are all the
+    # same dict with 200,000 sizes (copied out, 2 billion numbers), and a 100,000
+    # character profiling name shared by 10,000 more.
+    sizes = {"record_id": 0, "input_sizes": [[1] * 1000] * 200}
+    text = {"record_id": 1, "profiling_name": "x" * 100000}
+    write(os.path.join(out_dir, "memo-amplified.pkl"),
+          pickle.dumps({"version": "2.4", "entries": [sizes] * 10000 + [text] * 10000}, protocol=2))
     # Protocol 0-2 pickle bytes through _codecs.encode (GLOBAL + REDUCE).
     write(os.path.join(out_dir, "bytes-p2.pkl"), pickle.dumps({"version": b"2.4"}, protocol=2))
 

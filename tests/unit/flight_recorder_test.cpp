@@ -178,6 +178,25 @@ TEST(FlightRecorder, WrongTypesSkipTheirEntryAndKeepTheRest) {
   EXPECT_EQ(d.entries[1].record_id, 3);
 }
 
+// One list or string referred to from every entry through the memo is read
+// once by the pickle reader but would be copied into every entry: the copies
+// have a budget, and a text field a length, so the dump cannot make the
+// reader copy gigabytes.
+TEST(FlightRecorder, MemoSharedValuesAreNotCopiedWithoutBound) {
+  FlightRecorderDump d = Read(Fixture("memo-amplified.pkl"));
+  EXPECT_FALSE(d.truncated);
+  // 16,000,000 numbers at 200,200 per entry (200 sizes of 1000 and their lists).
+  EXPECT_EQ(d.entries.size(), ff::kMaxFlightRecorderNumbers / 200200);
+  ASSERT_EQ(d.errors.size(), 21u);
+  EXPECT_EQ(d.errors[0],
+            "entries[79]: 'input_sizes' is past the 16000000 sizes and ranks read from one dump; "
+            "entry skipped");
+  EXPECT_EQ(d.errors[20], std::to_string(20000 - 79 - 20) + " more errors not listed");
+  std::size_t texts = 0;
+  for (const auto& e : d.entries) texts += e.profiling_name.size();
+  EXPECT_EQ(texts, 0u);
+}
+
 TEST(FlightRecorder, NotADictIsAnError) {
   FlightRecorderDump d = Read(Bytes("\x80\x02]q\x00."));
   ASSERT_EQ(d.errors.size(), 1u);
