@@ -163,6 +163,9 @@ class DumpReader {
       std::string why;
       if (info->kind != PickleKind::kDict) {
         why = std::string("is ") + pickle_kind_name(info->kind) + ", expected dict";
+      } else if (info->items.size() / 2 > kMaxFlightRecorderKeys) {
+        why = "has " + std::to_string(info->items.size() / 2) + " keys (at most " +
+              std::to_string(kMaxFlightRecorderKeys) + ")";
       } else if (get_str(*info, "name", pg.name, why) && get_str(*info, "desc", pg.desc, why)) {
         read_ranks(*info, pg.ranks, why);
       }
@@ -264,6 +267,9 @@ class DumpReader {
       std::string why;
       if (v->kind != PickleKind::kDict) {
         why = std::string("is ") + pickle_kind_name(v->kind) + ", expected dict";
+      } else if (v->items.size() / 2 > kMaxFlightRecorderKeys) {
+        why = "has " + std::to_string(v->items.size() / 2) + " keys (at most " +
+              std::to_string(kMaxFlightRecorderKeys) + ")";
       } else {
         get_seq(*v, "last_enqueued_collective", s.last_enqueued, why) &&
             get_seq(*v, "last_started_collective", s.last_started, why) &&
@@ -312,6 +318,9 @@ class DumpReader {
       FlightRecorderEntry entry;
       if (e->kind != PickleKind::kDict) {
         why = std::string("is ") + pickle_kind_name(e->kind) + ", expected dict";
+      } else if (e->items.size() / 2 > kMaxFlightRecorderKeys) {
+        why = "has " + std::to_string(e->items.size() / 2) + " keys (at most " +
+              std::to_string(kMaxFlightRecorderKeys) + ")";
       } else {
         read_entry(*e, entry, why);
       }

@@ -83,6 +83,9 @@ constexpr std::size_t kMaxFlightRecorderGroupRanks = 1'000'000;
 // reaches, and the sizes and ranks copied from one dump have one budget.
 constexpr std::size_t kMaxFlightRecorderText = 4096;
 constexpr std::size_t kMaxFlightRecorderNumbers = 16'000'000;
+// Keys of one entry, group or status dict (PyTorch writes about 22): every
+// field is looked up by name, and one dict can stand for every entry.
+constexpr std::size_t kMaxFlightRecorderKeys = 128;
 
 // Bounded: at most `kMaxFlightRecorderBytes` input, nesting depth, item counts,
 // string sizes; never executes anything. Never throws.

@@ -197,6 +197,18 @@ TEST(FlightRecorder, MemoSharedValuesAreNotCopiedWithoutBound) {
   EXPECT_EQ(texts, 0u);
 }
 
+TEST(FlightRecorder, AnEntryWithTooManyKeysIsSkipped) {
+  std::string p = Bytes(
+      "\x80\x02}X\x07\x00\x00\x00"
+      "entries](}(");
+  for (int i = 0; i < 200; ++i) p += std::string("M") + char(i) + '\0' + "N";
+  p += "u}es.";
+  FlightRecorderDump d = Read(p);
+  ASSERT_EQ(d.errors.size(), 2u) << Joined(d.errors);
+  EXPECT_EQ(d.errors[1], "entries[0]: has 200 keys (at most 128); entry skipped");
+  ASSERT_EQ(d.entries.size(), 1u);  // the empty dict after it
+}
+
 TEST(FlightRecorder, NotADictIsAnError) {
   FlightRecorderDump d = Read(Bytes("\x80\x02]q\x00."));
   ASSERT_EQ(d.errors.size(), 1u);
