@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 OUT=${1:-build-fuzz/corpus}
 EX=examples/incidents
 for t in timestamp_parser event_extractor job_json rule_file gzip_lines scontrol_parser \
-         bundle_paths hostlist bundle_upload http_request; do
+         bundle_paths hostlist bundle_upload http_request flight_recorder; do
   mkdir -p "$OUT/fuzz_$t"
 done
 seed() {  # seed TARGET NAME < content
@@ -67,6 +67,15 @@ head -c 8192 "$(find "$EX" -type f -name syslog | sort | head -n 1)" | gzip -c |
   > "$OUT/fuzz_gzip_lines/gz-truncated"
 printf 'no newline at end' | seed gzip_lines no-newline
 printf 'a\0b\nc\n' | seed gzip_lines nul-byte
+
+# Flight-recorder dumps: the unit-test fixtures (every layout version at
+# protocols 0, 2, 4, 5, the hostile ones) and, with python3, a 200-entry dump
+# and one cut short, from the same generator.
+cp tests/unit/data/flight_recorder/*.pkl "$OUT/fuzz_flight_recorder/"
+if command -v python3 >/dev/null; then
+  python3 tests/support/make_flight_recorder.py big "$OUT/fuzz_flight_recorder/big-200.pkl" --entries 200
+  head -c 20000 "$OUT/fuzz_flight_recorder/big-200.pkl" > "$OUT/fuzz_flight_recorder/big-200-cut.pkl"
+fi
 
 # firstfault-slurm-job records (as the real helper printed them for a failed
 # job and an array task), a `show node` line, show config.

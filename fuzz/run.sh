@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET=${1:-60}
 BUILD_DIR=${2:-build-fuzz}
 JOBS=${JOBS:-$(nproc)}
-ALL="fuzz_timestamp_parser fuzz_event_extractor fuzz_job_json fuzz_rule_file fuzz_gzip_lines
+ALL="fuzz_timestamp_parser fuzz_event_extractor fuzz_job_json fuzz_rule_file fuzz_gzip_lines fuzz_flight_recorder
      fuzz_scontrol_parser fuzz_bundle_paths fuzz_hostlist fuzz_bundle_upload fuzz_http_request"
 TARGETS=${FUZZ_TARGETS:-$ALL}
 
