@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <vector>
 
@@ -37,6 +38,47 @@ std::string file_type(mode_t mode) {
 }  // namespace
 
 UserFileOpen open_user_file(const std::string& path, std::optional<uid_t> owner) {
+  return open_user_file_at(AT_FDCWD, path, owner);
+}
+
+UserFileOpen open_user_directory(const std::string& path, std::optional<uid_t> owner) {
+  UserFileOpen r;
+  // O_DIRECTORY fails on anything but a directory before any driver's open
+  // runs; the directory opened for reading is what readdir and openat use.
+  FileHandle dir(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!dir) {
+    int err = errno;
+    r.outcome = err == ENOENT    ? UserFileOpen::Outcome::missing
+                : err == ENOTDIR ? UserFileOpen::Outcome::refused
+                                 : UserFileOpen::Outcome::failed;
+    r.problem = err == ENOTDIR ? "not a directory" : std::strerror(err);
+    return r;
+  }
+  if (::fstat(dir.get(), &r.st) != 0) {
+    r.problem = std::string("fstat: ") + std::strerror(errno);
+    return r;
+  }
+  r.outcome = UserFileOpen::Outcome::refused;
+  if (!owner || (r.st.st_uid != *owner && r.st.st_uid != 0)) {
+    r.problem = "a directory owned by uid " + std::to_string(r.st.st_uid) +
+                (owner ? ", neither the job's user (uid " + std::to_string(*owner) + ") nor root"
+                       : ", and the job's user is unknown");
+    return r;
+  }
+  if ((r.st.st_mode & (S_IWGRP | S_IWOTH)) != 0 && (r.st.st_mode & S_ISVTX) == 0) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(r.st.st_mode & 07777));
+    r.problem = std::string("a directory others may write to (mode ") + mode +
+                ", no sticky bit): its files could be another user's doing";
+    return r;
+  }
+  r.outcome = UserFileOpen::Outcome::opened;
+  r.file = std::move(dir);
+  return r;
+}
+
+UserFileOpen open_user_file_at(int dir, const std::string& name, std::optional<uid_t> owner) {
+  const std::string& path = name;
   UserFileOpen r;
   // O_PATH looks the path up without opening what it names: no device
   // driver's open runs, a FIFO gets no reader. O_NOFOLLOW keeps a symlink as
@@ -45,7 +87,7 @@ UserFileOpen open_user_file(const std::string& path, std::optional<uid_t> owner)
   // and scratch directories are often symlinks. What protects there is the
   // owner check below on the file that is finally reached: a path through
   // any directory only yields a file the job's user owns.
-  FileHandle located(::open(path.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+  FileHandle located(::openat(dir, path.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
   if (!located) {
     int err = errno;
     r.outcome = err == ENOENT || err == ENOTDIR ? UserFileOpen::Outcome::missing

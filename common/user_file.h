@@ -63,6 +63,23 @@ struct UserFileOpen {
 // through /proc/self/fd. An unknown owner (nullopt) refuses every file.
 UserFileOpen open_user_file(const std::string& path, std::optional<uid_t> owner);
 
+// The same rule for `name` looked up relative to the open directory `dir`
+// (openat): a name found by listing a directory checked with
+// open_user_directory is opened in that very directory, whatever is renamed
+// or swapped in on the path to it meanwhile. `name` should be one
+// component; symbolic links among earlier components are followed as above.
+UserFileOpen open_user_file_at(int dir, const std::string& name, std::optional<uid_t> owner);
+
+// Opens `path` as a directory to list and to open files in with
+// open_user_file_at, only when no one but `owner` (the job's user) and root
+// can put a file in it: a directory owned by `owner` or root, and writable by
+// its group or others only with the sticky bit (/tmp), where no one else can
+// rename or remove the owner's files. Symbolic links on the way are followed
+// as above (scratch directories are often links); O_DIRECTORY opens nothing
+// but a directory. `refused` (with `st` of what was found) otherwise; an
+// unknown owner refuses every directory.
+UserFileOpen open_user_directory(const std::string& path, std::optional<uid_t> owner);
+
 // The last bytes of an opened user file: the offset where a copy of at most
 // `max_bytes` starts, from the size fstat saw.
 std::uint64_t tail_start(const struct stat& st, std::uint64_t max_bytes);

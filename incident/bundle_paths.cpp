@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cstring>
+#include <string_view>
 
 #include "incident/node_file_kind.h"
 
@@ -27,7 +28,9 @@ bool node_file_name(const std::string& name) {
   for (char c : name)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-')
       return false;
-  return name.find("..") == std::string::npos && node_file_kind(name) != "other";
+  // flight_recorder is a directory of dumps, never a file of its own.
+  std::string kind = node_file_kind(name);
+  return name.find("..") == std::string::npos && kind != "other" && kind != kFlightRecorderDir;
 }
 
 }  // namespace
@@ -56,12 +59,31 @@ std::string bundle_path_problem(const std::string& path, const std::string& node
     if (second == std::string::npos) return "node file without a node directory";
     if (rest.substr(0, second) != node) return "file of another node";
     std::string name = rest.substr(second + 1);
+    auto slash = name.find('/');
+    if (slash != std::string::npos) {
+      if (name.substr(0, slash) != kFlightRecorderDir)
+        return "no directory under the node's but flight_recorder/";
+      if (!flight_recorder_rank(name.substr(slash + 1)))
+        return "flight_recorder file not named by a global rank (decimal, no leading zero)";
+      return "";
+    }
     if (!node_file_name(name))
       return "node file name not allowed (kernel, syslog, fabricmanager, "
              "slurmd or app, with an optional suffix)";
     return "";
   }
   return "file outside job.json, nodes/ and app/";
+}
+
+bool is_flight_recorder_path(const std::string& path) {
+  if (path.rfind("nodes/", 0) != 0) return false;
+  auto node_end = path.find('/', 6);
+  if (node_end == std::string::npos || node_end == 6) return false;
+  std::string_view rest = std::string_view(path).substr(node_end + 1);
+  if (rest.substr(0, kFlightRecorderDir.size()) != kFlightRecorderDir ||
+      rest.size() <= kFlightRecorderDir.size() || rest[kFlightRecorderDir.size()] != '/')
+    return false;
+  return flight_recorder_rank(rest.substr(kFlightRecorderDir.size() + 1)).has_value();
 }
 
 std::string app_file_name_for(const std::string& output_path, const std::string& fallback) {

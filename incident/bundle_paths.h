@@ -10,6 +10,9 @@
 //                                        kernel, kern, dmesg, syslog, messages, journal,
 //                                        fabricmanager, nv-fabricmanager, slurmd,
 //                                        slurmstepd, app)
+//   nodes/<node>/flight_recorder/<rank> rank: a global rank (node_file_kind.h:
+//                                        flight_recorder_rank), the file a PyTorch
+//                                        flight-recorder dump
 //   app/<name>                           name: valid_app_file_name
 // No "..", no absolute path, no empty component, no other directory.
 #pragma once
@@ -32,6 +35,10 @@ bool valid_app_file_name(const std::string& name);
 
 // "" when `path` may be stored in a bundle of `node`, else why not.
 std::string bundle_path_problem(const std::string& path, const std::string& node);
+
+// Is `path` (a bundle or incident path) nodes/<node>/flight_recorder/<rank>?
+// Such a file is binary, not lines: no line limit or count applies to it.
+bool is_flight_recorder_path(const std::string& path);
 
 // The app/ name for a job output at `output_path` (any bytes a user chose):
 // its last component with every byte valid_app_file_name refuses replaced by

@@ -6,6 +6,7 @@
 namespace ff {
 
 std::string node_file_kind(const std::string& filename) {
+  if (filename == kFlightRecorderDir) return std::string(kFlightRecorderDir);
   static const std::vector<std::pair<std::string, std::string>> prefixes = {
       {"kernel", "kernel"},
       {"kern", "kernel"},
@@ -26,6 +27,16 @@ std::string node_file_kind(const std::string& filename) {
     if (next == '\0' || next == '.' || next == '-' || next == '_') return kind;
   }
   return "other";
+}
+
+std::optional<int> flight_recorder_rank(std::string_view name) {
+  if (name.empty() || name.size() > 7 || (name.size() > 1 && name[0] == '0')) return std::nullopt;
+  int rank = 0;
+  for (char c : name) {
+    if (c < '0' || c > '9') return std::nullopt;
+    rank = rank * 10 + (c - '0');
+  }
+  return rank;
 }
 
 }  // namespace ff

@@ -9,6 +9,7 @@
 
 #include "collectors/bundle/size_limit.h"
 #include "collectors/sources/app_output.h"
+#include "collectors/sources/flight_recorder_files.h"
 #include "collectors/sources/log_collector.h"
 #include "collectors/sources/node_facts.h"
 #include "collectors/spool/job_records.h"
@@ -164,6 +165,21 @@ BuiltBundle build_bundle(const NodeConfig& config, const CollectRequest& request
         job.coverage.push_back(copy.coverage);
         if (!copy.file.rel.empty()) files.push_back(copy.file);
       }
+      // Dumps are whole or absent (a cut pickle loses its newest entries,
+      // the ones a hang is read from), so they get at most half the bundle:
+      // the logs, which can be cut, keep the rest.
+      FlightRecorderSettings fr;
+      fr.pattern = config.flight_recorder;
+      fr.max_bytes = config.flight_recorder_max_bytes;
+      fr.max_files = static_cast<std::size_t>(config.flight_recorder_max_files);
+      fr.max_total_bytes = config.max_bundle_bytes / 2;
+      std::optional<std::set<int>> node_ranks;
+      for (const auto& r : job.ranks)
+        if (r.rank >= 0) (node_ranks ? *node_ranks : node_ranks.emplace()).insert(r.rank);
+      FlightRecorderGather dumps = gather_flight_recorder(fr, request.job_id, request.node,
+                                                          request.owner_uid, node_ranks, root);
+      if (dumps.coverage) job.coverage.push_back(*dumps.coverage);
+      files.insert(files.end(), dumps.files.begin(), dumps.files.end());
       for (const auto& collector : fit_to_size(root, files, config.max_bundle_bytes)) {
         for (auto& c : job.coverage) {
           if (c.collector != collector) continue;

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <set>
 
+#include "collectors/sources/flight_recorder_files.h"
 #include "collectors/sources/journal_reader.h"
 #include "collectors/sources/kmsg_reader.h"
 
@@ -200,6 +201,22 @@ NodeConfig load_node_config(const std::filesystem::path& path, const std::string
       config.collector = scalar<std::string>(path, value, key);
     } else if (key == "journal_directory") {
       config.journal_directory = expand_node_name(scalar<std::string>(path, value, key), node);
+    } else if (key == "flight_recorder") {
+      config.flight_recorder = scalar<std::string>(path, value, key);
+      std::string error;
+      if (!parse_flight_recorder_pattern(config.flight_recorder, error))
+        fail(path, value.Mark(), "'flight_recorder' " + error);
+    } else if (key == "flight_recorder_max_bytes") {
+      config.flight_recorder_max_bytes = scalar<std::uint64_t>(path, value, key);
+      if (config.flight_recorder_max_bytes == 0 ||
+          config.flight_recorder_max_bytes > kMaxFlightRecorderBytes)
+        fail(path, value.Mark(),
+             "'flight_recorder_max_bytes' must be 1 to " + std::to_string(kMaxFlightRecorderBytes) +
+                 " (what the agent accepts of one dump)");
+    } else if (key == "flight_recorder_max_files") {
+      config.flight_recorder_max_files = scalar<std::uint64_t>(path, value, key);
+      if (config.flight_recorder_max_files == 0)
+        fail(path, value.Mark(), "'flight_recorder_max_files' must be at least 1");
     } else {
       // A newer config on an older collector must still collect.
       spdlog::warn("{}:{}: unknown key '{}' ignored", path.string(), item.first.Mark().line + 1,

@@ -53,7 +53,16 @@ struct NodeConfig {
   std::string munge_socket;       // "" = munged's default
   std::string collector;          // read by the Epilog only
   std::string journal_directory;  // journal files for "journal:" entries; "" = the system's
+  // PyTorch flight-recorder dumps (sources/flight_recorder_files.h): a path
+  // pattern with %r (the global rank) in its file name; "" = not gathered.
+  std::string flight_recorder;
+  std::uint64_t flight_recorder_max_bytes = 16ull << 20;  // per dump: a larger one is skipped
+  std::uint64_t flight_recorder_max_files = 64;           // the lowest ranks kept
 };
+
+// The most a dump may weigh: what the agent accepts of one
+// (agent/server/bundle_limits.h max_flight_recorder_file_bytes).
+constexpr std::uint64_t kMaxFlightRecorderBytes = 64ull << 20;
 
 class ConfigError : public std::runtime_error {
  public:

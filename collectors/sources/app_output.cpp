@@ -15,7 +15,7 @@
 namespace ff::collect {
 
 std::string expand_output_path(const std::string& path, const std::string& job_id,
-                               const std::string& node) {
+                               const std::string& node, const std::string& user) {
   std::string out;
   for (std::size_t i = 0; i < path.size(); ++i) {
     if (path[i] != '%' || i + 1 >= path.size()) {
@@ -27,6 +27,8 @@ std::string expand_output_path(const std::string& path, const std::string& job_i
       out += job_id;
     else if (c == 'N' || c == 'n')
       out += node;
+    else if (c == 'u' && !user.empty())
+      out += user;
     else if (c == '%')
       out += '%';
     else

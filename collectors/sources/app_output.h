@@ -22,9 +22,11 @@ struct AppOutputCopy {
 };
 
 // Slurm's filename patterns that a path may still carry: %j/%J job id,
-// %N/%n node name, %% percent.
+// %N/%n node name, %u the job's user name when `user` is given, %% percent
+// (https://slurm.schedmd.com/sbatch.html#SECTION_FILENAME-PATTERN). Any other
+// escape is kept as written.
 std::string expand_output_path(const std::string& path, const std::string& job_id,
-                               const std::string& node);
+                               const std::string& node, const std::string& user = "");
 
 // The collector runs as root on the user's path: the file is copied, as
 // app/<file_name>, only when it is a regular file owned by `owner` (the job's

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <tuple>
 
 #include "incident/node_file_kind.h"
@@ -30,12 +31,15 @@ std::tuple<std::string, int, long long, std::string> rotation_key(const std::str
 
 // The regular files of directory `rel`, by the incident's rule (read/incident_file.h):
 // anything else found there is named in `errors` and skipped.
+// Under nodes/<node>/, the flight_recorder entry is list_flight_recorder_files'
+// (which says what is wrong with it when it is not a directory): never a log.
 std::vector<std::string> regular_files(const IncidentRoot& root, const std::string& rel,
-                                       std::vector<ErrorItem>& errors) {
+                                       std::vector<ErrorItem>& errors, bool dumps_beside = false) {
   std::vector<std::string> names;
   IncidentListing listing = root.list_dir(rel);
   if (!listing.error.empty()) errors.push_back({rel, 0, listing.error + ": not read"});
   for (auto& e : listing.entries) {
+    if (dumps_beside && e.name == kFlightRecorderDir) continue;
     if (e.type == IncidentEntry::Type::file)
       names.push_back(std::move(e.name));
     else
@@ -75,7 +79,7 @@ IncidentLayout list_incident(const IncidentRoot& root, std::vector<ErrorItem>& e
     if (nd.type != IncidentEntry::Type::directory) continue;  // a stray file beside the nodes
     layout.node_dirs.push_back(nd.name);
     std::vector<SourceFile> files;
-    for (const auto& name : regular_files(root, node_rel, errors)) {
+    for (const auto& name : regular_files(root, node_rel, errors, true)) {
       std::string rel = node_rel + "/" + name;
       files.push_back({dir / rel, rel, nd.name, node_file_kind(name)});
     }
@@ -101,7 +105,41 @@ IncidentLayout list_incident(const IncidentRoot& root, std::vector<ErrorItem>& e
     else
       layout.metrics_files.push_back(rel);
   }
+  layout.flight_recorder_files = list_flight_recorder_files(root, errors);
   return layout;
+}
+
+std::vector<FlightRecorderFile> list_flight_recorder_files(const IncidentRoot& root,
+                                                           std::vector<ErrorItem>& errors) {
+  std::vector<FlightRecorderFile> dumps;
+  IncidentListing nodes = root.list_dir("nodes");
+  for (const auto& nd : nodes.entries) {
+    if (nd.type != IncidentEntry::Type::directory) continue;  // list_incident names these
+    std::string rel = "nodes/" + nd.name + "/" + std::string(kFlightRecorderDir);
+    IncidentListing listing = root.list_dir(rel);
+    if (!listing.found && listing.error.empty()) continue;  // no dumps of this node
+    if (!listing.error.empty()) errors.push_back({rel, 0, listing.error + ": not read"});
+    std::vector<FlightRecorderFile> of_node;
+    for (const auto& e : listing.entries) {
+      std::string file_rel = rel + "/" + e.name;
+      std::optional<int> rank = flight_recorder_rank(e.name);
+      if (e.type != IncidentEntry::Type::file)
+        errors.push_back(
+            {file_rel, 0,
+             (e.type == IncidentEntry::Type::directory ? "a directory, not a regular file"
+                                                       : e.problem) +
+                 ": not read"});
+      else if (!rank)
+        errors.push_back({file_rel, 0, "not named by a global rank: not read"});
+      else
+        of_node.push_back({nd.name, *rank, file_rel});
+    }
+    std::sort(
+        of_node.begin(), of_node.end(),
+        [](const FlightRecorderFile& a, const FlightRecorderFile& b) { return a.rank < b.rank; });
+    dumps.insert(dumps.end(), of_node.begin(), of_node.end());
+  }
+  return dumps;
 }
 
 }  // namespace ff

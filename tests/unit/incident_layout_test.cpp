@@ -53,6 +53,16 @@ TEST(NodeFileKind, OtherNames) {
   EXPECT_EQ(node_file_kind("README"), "other");
   EXPECT_EQ(node_file_kind("dcgm.json"), "other");
   EXPECT_EQ(node_file_kind(""), "other");
+  EXPECT_EQ(node_file_kind("flight_recorder"), "flight_recorder");
+  EXPECT_EQ(node_file_kind("flight_recorder.1"), "other");
+}
+
+TEST(NodeFileKind, FlightRecorderRanks) {
+  EXPECT_EQ(flight_recorder_rank("0"), 0);
+  EXPECT_EQ(flight_recorder_rank("17"), 17);
+  EXPECT_EQ(flight_recorder_rank("9999999"), 9999999);
+  for (const char* bad : {"", "017", "+1", "-1", "1.pkl", "10000000", "a", " 1", "..", "1/2"})
+    EXPECT_FALSE(flight_recorder_rank(bad)) << bad;
 }
 
 class IncidentLayoutTest : public ::testing::Test {
@@ -223,6 +233,44 @@ TEST_F(IncidentLayoutTest, LinksLeavingTheIncidentAndSpecialFilesAreNamedAndSkip
                 "nodes/n2: symbolic link leading outside the incident: node directory not read",
                 "cluster: symbolic link leading outside the incident: not read",
                 "metrics/ib.json: symbolic link leading outside the incident: not read"}));
+}
+
+// nodes/<node>/flight_recorder/ holds pickles, never read as log text: not
+// among the files to scan, not an error, listed by (node, rank, path).
+TEST_F(IncidentLayoutTest, FlightRecorderDumpsAreListedApartFromTheLogs) {
+  touch("nodes/n2/syslog");
+  touch("nodes/n2/flight_recorder/12");
+  touch("nodes/n2/flight_recorder/3");
+  touch("nodes/n1/flight_recorder/0");
+  touch("nodes/n1/flight_recorder/notes.txt");
+  touch("nodes/n1/flight_recorder/sub/4");
+  std::vector<ErrorItem> errors;
+  IncidentLayout l = list_incident(dir_.path(), errors);
+  EXPECT_EQ(rels(l), std::vector<std::string>{"nodes/n2/syslog"});
+  std::vector<std::string> dumps;
+  for (const auto& d : l.flight_recorder_files)
+    dumps.push_back(d.node + " " + std::to_string(d.rank) + " " + d.rel);
+  EXPECT_EQ(dumps, (std::vector<std::string>{"n1 0 nodes/n1/flight_recorder/0",
+                                             "n2 3 nodes/n2/flight_recorder/3",
+                                             "n2 12 nodes/n2/flight_recorder/12"}));
+  std::vector<std::string> said;
+  for (const auto& e : errors) said.push_back(e.source + ": " + e.message);
+  EXPECT_EQ(said, (std::vector<std::string>{
+                      "nodes/n1/flight_recorder/notes.txt: not named by a global rank: not read",
+                      "nodes/n1/flight_recorder/sub: a directory, not a regular file: not read"}));
+  // The same list on its own, for the engine's hang analysis.
+  std::string error;
+  IncidentRoot root = IncidentRoot::open(dir_.path(), error);
+  std::vector<ErrorItem> again;
+  EXPECT_EQ(list_flight_recorder_files(root, again).size(), 3u);
+  // A file where the directory belongs is named, not read as a log.
+  fs::remove_all(dir_ / "nodes/n1/flight_recorder");
+  touch("nodes/n1/flight_recorder");
+  errors.clear();
+  l = list_incident(dir_.path(), errors);
+  EXPECT_EQ(rels(l), std::vector<std::string>{"nodes/n2/syslog"});
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].source, "nodes/n1/flight_recorder");
 }
 
 TEST_F(IncidentLayoutTest, LinksStayingInsideAreListed) {
