@@ -330,6 +330,235 @@
     );
   }
 
+  // ---- the hang: ranks x collectives around the divergence ----------------
+  // From the diagnosis' `hang` (docs/spec/diagnosis.md). A job of thousands
+  // of ranks must not freeze the page, so each table and grid draws at most
+  // HANG_MAX_RANKS rows and says how many it left out; the ranks that matter
+  // (lagging, then mismatched) come first, so they are always among them.
+
+  const HANG_MAX_RANKS = 64;
+  const HANG_MAX_GROUPS = 16;
+  const HANG_MAX_SEQS = 32;
+
+  // A view cell's state: its class, the short label it shows (the grid reads
+  // without colour) and the legend's words. null: unknown.
+  const CELL_STATES = [
+    ['completed', 'done', 'completed'],
+    ['started', 'started', 'started, not completed'],
+    ['scheduled', 'sched', 'scheduled, not started'],
+    ['enqueued', 'enq', 'enqueued (started or not: unknown)'],
+    ['not_reached', '—', 'not reached'],
+    [null, '?', 'unknown'],
+  ];
+
+  function cellState(value) {
+    for (const [state, label, words] of CELL_STATES)
+      if (state === value || (state === null && (value === null || value === undefined)))
+        return {cls: state || 'unknown', label, words};
+    // A state this page does not know yet: shown as the engine wrote it.
+    return {cls: 'other', label: String(value), words: String(value)};
+  }
+
+  // Ranks that need a look first, then by rank.
+  const RANK_STATE_ORDER = {lagging: 0, mismatched: 1};
+
+  function rankNumber(r) {
+    return Number.isInteger(r) ? r : Infinity;
+  }
+
+  function byAttentionThenRank(stateOf) {
+    return (a, b) => {
+      const pa = RANK_STATE_ORDER[stateOf(a)] ?? 2;
+      const pb = RANK_STATE_ORDER[stateOf(b)] ?? 2;
+      return (
+        pa - pb ||
+        rankNumber(a.rank) - rankNumber(b.rank) ||
+        rankNumber(a.group_rank) - rankNumber(b.group_rank)
+      );
+    };
+  }
+
+  function rankLabel(r) {
+    if (r.rank !== undefined && r.rank !== null) return String(r.rank);
+    if (r.group_rank !== undefined && r.group_rank !== null) return 'group rank ' + r.group_rank;
+    return '—';
+  }
+
+  // A state as a class name: the engine's words, nothing else (the text is
+  // the job's, so it cannot add or break a class).
+  function stateClass(state) {
+    return 'rank-' + String(state || '').replace(/[^a-z_]/g, '');
+  }
+
+  function stateTag(state) {
+    if (!state) return null;
+    return el('span', {class: 'tag rank-state ' + stateClass(state)}, String(state));
+  }
+
+  function objects(list) {
+    return Array.isArray(list) ? list.filter((x) => x && typeof x === 'object') : [];
+  }
+
+  function moreRanks(n) {
+    if (n <= 0) return null;
+    return el('p', {class: 'note hang-more'}, n + ' more rank' + (n === 1 ? '' : 's') + ' not drawn.');
+  }
+
+  function groupTitle(g) {
+    return 'process group ' + text(g.pg) + (g.name ? ' (' + g.name + ')' : '');
+  }
+
+  function hangGroup(g) {
+    const ranks = objects(g.ranks).sort(byAttentionThenRank((r) => r.state));
+    const drawn = ranks.slice(0, HANG_MAX_RANKS);
+    return el(
+      'div',
+      {class: 'hang-group', 'data-pg': g.pg},
+      el('h3', null, 'Ranks of ' + groupTitle(g)),
+      el(
+        'p',
+        {class: 'note'},
+        'Status ',
+        stateTag(g.status),
+        ' · collective ' + text(g.seq) + (g.op ? ' (' + g.op + ')' : '') + ' · ' + text(g.size) + ' ranks',
+      ),
+      drawn.length === 0
+        ? el('p', {class: 'empty'}, 'No rank listed.')
+        : table(
+            ['Rank', 'Node', 'GPU', 'State', 'Last enqueued', 'Last completed', 'Timed out at'],
+            drawn.map((r) =>
+              el(
+                'tr',
+                {'data-rank': r.rank, class: 'rank-row ' + stateClass(r.state)},
+                el('td', {class: 'num'}, rankLabel(r)),
+                el('td', {class: 'node'}, text(r.node)),
+                el('td', null, text(r.gpu)),
+                el('td', null, r.state ? stateTag(r.state) : '—'),
+                el('td', {class: 'num'}, text(r.last_enqueued)),
+                el('td', {class: 'num'}, text(r.last_completed)),
+                el('td', {class: 'num'}, text(r.timed_out_at)),
+              ),
+            ),
+            {class: 'hang-ranks'},
+          ),
+      moreRanks(ranks.length - drawn.length),
+    );
+  }
+
+  function hangLegend() {
+    return el(
+      'ul',
+      {class: 'hang-legend'},
+      CELL_STATES.map(([state, label, words]) =>
+        el('li', null, el('span', {class: 'cell cell-' + (state || 'unknown')}, label), ' ' + words),
+      ),
+    );
+  }
+
+  // Rows: ranks (lagging first); columns: the collectives' sequence numbers,
+  // the divergence marked.
+  function hangGrid(view, group) {
+    const seqs = Array.isArray(view.seqs) ? view.seqs : [];
+    const divergence = group ? group.seq : undefined;
+    let first = 0;
+    if (seqs.length > HANG_MAX_SEQS) {
+      const at = Math.max(0, seqs.indexOf(divergence));
+      first = Math.min(Math.max(0, at - HANG_MAX_SEQS / 2), seqs.length - HANG_MAX_SEQS);
+    }
+    const shown = seqs.slice(first, first + HANG_MAX_SEQS);
+    const stateOfRank = new Map();
+    if (group)
+      for (const r of objects(group.ranks))
+        if (Number.isInteger(r.rank) && !stateOfRank.has(r.rank)) stateOfRank.set(r.rank, r.state);
+    const rows = objects(view.rows).sort(byAttentionThenRank((r) => stateOfRank.get(r.rank)));
+    const drawn = rows.slice(0, HANG_MAX_RANKS);
+    const isDivergence = (seq) => divergence !== undefined && divergence !== null && seq === divergence;
+
+    const head = el(
+      'tr',
+      null,
+      el('th', {class: 'rank'}, 'Rank'),
+      el('th', {class: 'node'}, 'Node'),
+      shown.map((seq) =>
+        el(
+          'th',
+          {
+            class: 'seq' + (isDivergence(seq) ? ' divergence' : ''),
+            'data-seq': seq,
+            title: 'collective ' + seq + (isDivergence(seq) ? ': where the ranks diverge' : ''),
+          },
+          String(seq),
+          isDivergence(seq) ? el('div', {class: 'tag divergence'}, 'divergence') : null,
+        ),
+      ),
+    );
+    const body = drawn.map((r) => {
+      const state = stateOfRank.get(r.rank);
+      const cells = Array.isArray(r.cells) ? r.cells : [];
+      return el(
+        'tr',
+        {'data-rank': r.rank, class: state ? stateClass(state) : null},
+        el(
+          'th',
+          {class: 'rank', scope: 'row'},
+          rankLabel(r),
+          state && state !== 'joined' ? stateTag(state) : null,
+        ),
+        el('td', {class: 'node', title: text(r.node)}, text(r.node)),
+        shown.map((seq, i) => {
+          const c = cellState(cells[first + i]);
+          return el(
+            'td',
+            {
+              class: 'cell cell-' + c.cls + (isDivergence(seq) ? ' divergence' : ''),
+              'data-state': c.cls,
+              title: 'rank ' + rankLabel(r) + ', collective ' + seq + ': ' + c.words,
+            },
+            c.label,
+          );
+        }),
+      );
+    });
+    return [
+      el('h3', null, 'Ranks × collectives of ' + groupTitle(group || {pg: view.pg})),
+      hangLegend(),
+      el(
+        'div',
+        {class: 'scroll'},
+        el(
+          'table',
+          {class: 'hang-grid', id: 'hang-grid', 'data-pg': view.pg},
+          el('thead', null, head),
+          el('tbody', null, body),
+        ),
+      ),
+      moreRanks(rows.length - drawn.length),
+      seqs.length > shown.length
+        ? el('p', {class: 'note'}, seqs.length - shown.length + ' more collectives not drawn.')
+        : null,
+    ];
+  }
+
+  // The Hang section, only when the diagnosis has a `hang` object.
+  function hangSection(hang) {
+    if (!hang || typeof hang !== 'object' || Array.isArray(hang)) return null;
+    const groups = objects(hang.process_groups);
+    const view = hang.view && typeof hang.view === 'object' ? hang.view : null;
+    const viewGroup = view ? groups.find((g) => String(g.pg) === String(view.pg)) : undefined;
+    const drawnGroups = groups.slice(0, HANG_MAX_GROUPS);
+    return el(
+      'section',
+      {id: 'hang', class: 'hang', 'data-status': hang.status},
+      el('h2', null, 'Hang'),
+      el('p', {class: 'summary', id: 'hang-summary'}, stateTag(hang.status), text(hang.summary)),
+      drawnGroups.map(hangGroup),
+      groups.length > drawnGroups.length
+        ? el('p', {class: 'note'}, groups.length - drawnGroups.length + ' more process groups not drawn.')
+        : null,
+      view ? hangGrid(view, viewGroup) : el('p', {class: 'empty'}, 'No ranks × collectives view.'),
+    );
+  }
+
   async function job(jobId) {
     let d;
     try {
@@ -382,6 +611,7 @@
             ),
             {id: 'root-causes'},
           ),
+      hangSection(d.hang),
       el('h2', null, 'Evidence timeline'),
       el('div', {class: 'scroll'}, timeline(d)),
       el('h2', null, 'Active symptoms'),

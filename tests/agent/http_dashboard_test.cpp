@@ -11,7 +11,14 @@
 //    (or "suspects unavailable"), the token form on 401; the job's own
 //    output quoted in evidence, carrying markup, shows as text; the page
 //    requests nothing but the agent (Chromium's net log);
-//  - a screenshot of the job page (<build dir>/dashboard-job.png).
+//  - a hang (a diagnosis with a `hang`, written into the agent's
+//    database): the ranks x collectives grid, one row per
+//    rank with the lagging rank first, one column per collective with the
+//    divergence marked, a node name carrying markup shown as text; a job of
+//    4,096 ranks draws 64 and says how many it left out; a diagnosis without
+//    `hang` has no Hang section;
+//  - screenshots of the job page and of the hang (<build dir>/dashboard-job.png,
+//    dashboard-hang.png).
 // The browser gets the token in the URL fragment (#/job/48213?token=...),
 // which the page keeps in sessionStorage: fragments never reach a server.
 #include <gtest/gtest.h>
@@ -57,6 +64,100 @@ void store_hostile_example(AgentProcess& agent, httplib::Client& client, json* s
   ASSERT_TRUE(d) << agent.log();
   ASSERT_NE(d->dump().find("<img src=x onerror="), std::string::npos) << "no hostile evidence";
   if (stored) *stored = *d;
+}
+
+// Writes a pass of `job_id` into the agent's database: the diagnoses row
+// only, which is all GET /api/v1/jobs/<id>/diagnosis (the page's source) reads.
+void insert_diagnosis(const fs::path& db, const std::string& job_id, const json& diagnosis) {
+  sqlite3* h = nullptr;
+  ASSERT_EQ(sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READWRITE, nullptr), SQLITE_OK);
+  sqlite3_busy_timeout(h, 5000);
+  sqlite3_stmt* st = nullptr;
+  int rc = sqlite3_prepare_v2(
+      h,
+      "INSERT INTO diagnoses (job_id, attempt, pass_no, trigger, created_at, verdict, summary, "
+      "diagnosis_json) VALUES (?1, 0, 1, 'final', strftime('%s', 'now'), ?2, ?3, ?4)",
+      -1, &st, nullptr);
+  std::string text = diagnosis.dump();
+  std::string verdict = diagnosis.value("verdict", "unattributed");
+  std::string summary = diagnosis.value("summary", "");
+  if (rc == SQLITE_OK) {
+    sqlite3_bind_text(st, 1, job_id.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 2, verdict.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 3, summary.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 4, text.c_str(), -1, SQLITE_TRANSIENT);
+    rc = sqlite3_step(st);
+  }
+  std::string error = sqlite3_errmsg(h);
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  ASSERT_EQ(rc, SQLITE_DONE) << error;
+}
+
+// A hang in the shape of the diagnosis' `hang` object (docs/spec/diagnosis.md):
+// `size` ranks of process group 0, two per node, stopped at collective 808;
+// `lagging` never reached it. Rank 5's node name carries markup.
+json hang_of(int size, int lagging) {
+  auto node = [](int rank) {
+    return rank == 5 ? std::string(kHostile) : "gpu-b" + std::to_string(rank / 2 + 1);
+  };
+  json ranks = json::array();
+  json rows = json::array();
+  for (int r = 0; r < size; ++r) {
+    bool lags = r == lagging;
+    ranks.push_back({{"rank", r},
+                     {"group_rank", r},
+                     {"node", node(r)},
+                     {"gpu", r % 2 ? "00000000:3B:00.0" : "00000000:5D:00.0"},
+                     {"state", lags ? "lagging" : "joined"},
+                     {"last_enqueued", lags ? 807 : 808},
+                     {"last_completed", 807},
+                     {"timed_out_at", lags ? json(nullptr) : json(808)},
+                     {"op", nullptr},
+                     {"sources", {"watchdog", "flight_recorder"}},
+                     {"evidence", json::array()}});
+    json cells = {"completed", "completed", "completed", lags ? "not_reached" : "started",
+                  "not_reached"};
+    if (r == 4) cells[3] = "enqueued";  // known from a log line only
+    if (r == 6) cells[3] = "scheduled";
+    if (r == 7) cells[4] = nullptr;  // nothing says
+    rows.push_back({{"rank", r}, {"node", node(r)}, {"cells", cells}});
+  }
+  return {
+      {"status", "lagging"},
+      {"summary", "rank " + std::to_string(lagging) + " never reached ALLREDUCE 808 of " +
+                      "process group 0; " + std::to_string(size - 1) + " other ranks wait in it"},
+      {"process_groups",
+       {{{"pg", "0"},
+         {"name", "default_pg"},
+         {"seq", 808},
+         {"op", "ALLREDUCE"},
+         {"status", "lagging"},
+         {"size", size},
+         {"ranks", ranks}},
+        {{"pg", "2"},
+         {"name", nullptr},
+         {"seq", 41},
+         {"op", nullptr},
+         {"status", "all_joined"},
+         {"size", 2},
+         {"ranks",
+          {{{"rank", 0}, {"group_rank", 0}, {"node", "gpu-b1"}, {"state", "joined"}},
+           {{"rank", 1}, {"group_rank", 1}, {"node", "gpu-b1"}, {"state", "joined"}}}}}}},
+      {"view", {{"pg", "0"}, {"seqs", {805, 806, 807, 808, 809}}, {"rows", rows}}}};
+}
+
+// Jobs 9301 (8 ranks, rank 3 lagging) and 9302 (4,096 ranks, rank 4,000
+// lagging): the example's diagnosis with a `hang` added.
+void store_hangs(AgentProcess& agent, const json& base) {
+  json small = base;
+  small["job_id"] = "9301";
+  small["hang"] = hang_of(8, 3);
+  insert_diagnosis(agent.state() / "firstfault.db", "9301", small);
+  json large = base;
+  large["job_id"] = "9302";
+  large["hang"] = hang_of(4096, 4000);
+  insert_diagnosis(agent.state() / "firstfault.db", "9302", large);
 }
 
 bool contains(const std::string& s, const std::string& what) {
@@ -214,6 +315,7 @@ class DashboardBrowser : public ::testing::Test {
     auto client = agent_->client();
     diagnosis_ = new json;
     store_hostile_example(*agent_, client, diagnosis_);
+    store_hangs(*agent_, *diagnosis_);
   }
   static void TearDownTestSuite() {
     delete agent_;
@@ -298,6 +400,87 @@ TEST_F(DashboardBrowser, JobPageShowsTheDiagnosisAndQuotesEvidenceAsText) {
         gaps);
   }
   EXPECT_FALSE(contains(dom, R"(id="token-form")"));
+  // No `hang` in this diagnosis: no Hang section.
+  EXPECT_FALSE(contains(dom, R"(id="hang")"));
+  EXPECT_FALSE(contains(dom, "hang-grid"));
+}
+
+long matches(const std::string& s, const std::string& pattern) {
+  std::regex re(pattern);
+  return std::distance(std::sregex_iterator(s.begin(), s.end(), re), std::sregex_iterator());
+}
+
+// The part of `dom` from `start` to the first `end` after it ("" when absent).
+std::string part(const std::string& dom, const std::string& start, const std::string& end) {
+  auto from = dom.find(start);
+  if (from == std::string::npos) return "";
+  auto to = dom.find(end, from);
+  return dom.substr(from, to == std::string::npos ? std::string::npos : to - from);
+}
+
+TEST_F(DashboardBrowser, HangShowsRanksByCollectivesWithTheLaggingRankFirst) {
+  Page page = dump(std::string("/job/9301?token=") + kToken);
+  const std::string& dom = page.dom;
+  ASSERT_TRUE(contains(dom, R"(data-state="job")")) << dom.substr(0, 3000);
+  std::string hang = part(dom, R"(<section id="hang")", "</section>");
+  ASSERT_FALSE(hang.empty()) << dom;
+  EXPECT_TRUE(contains(hang, R"(data-status="lagging")"));
+  EXPECT_TRUE(contains(hang, "rank 3 never reached ALLREDUCE 808 of process group 0"));
+  // One table per process group, the lagging rank first in its rows.
+  EXPECT_EQ(matches(hang, R"(<div class="hang-group" data-pg=")"), 2);
+  std::string pg0 = part(hang, R"(<div class="hang-group" data-pg="0">)", "</table>");
+  EXPECT_EQ(matches(pg0, R"(<tr data-rank=")"), 8) << pg0;
+  EXPECT_TRUE(contains(pg0, R"(<tbody><tr data-rank="3" class="rank-row rank-lagging">)")) << pg0;
+  // The grid: a row per rank, a column per collective.
+  std::string grid =
+      part(hang, R"(<table class="hang-grid" id="hang-grid" data-pg="0">)", "</table>");
+  ASSERT_FALSE(grid.empty()) << hang;
+  EXPECT_EQ(matches(grid, R"(<tr data-rank=")"), 8) << grid;
+  EXPECT_EQ(matches(grid, R"(<th class="seq( divergence)?" data-seq="\d+")"), 5) << grid;
+  EXPECT_EQ(matches(grid, R"(<td class="cell cell-)"), 8 * 5);
+  EXPECT_TRUE(contains(grid, R"(<tbody><tr data-rank="3" class="rank-lagging">)")) << grid;
+  // The divergence: collective 808's column, header and every cell.
+  EXPECT_EQ(matches(grid, R"(<th class="seq divergence" data-seq="808")"), 1) << grid;
+  EXPECT_EQ(matches(grid, R"(class="[^"]*divergence")"), 1 + 8 + 1);  // header, cells, its tag
+  // Each state a word as well as a colour.
+  EXPECT_TRUE(contains(grid,
+                       R"(<td class="cell cell-not_reached divergence" data-state="not_reached" )"
+                       R"(title="rank 3, collective 808: not reached">—</td>)"))
+      << grid;
+  EXPECT_TRUE(contains(grid, R"(data-state="started" title="rank 0, collective 808: )"
+                             R"(started, not completed">started</td>)"));
+  EXPECT_TRUE(contains(grid, R"(data-state="enqueued")"));
+  EXPECT_TRUE(contains(grid, R"(data-state="scheduled")"));
+  EXPECT_TRUE(
+      contains(grid, R"(data-state="unknown" title="rank 7, collective 809: unknown">?</td>)"));
+  EXPECT_TRUE(contains(hang, R"(<ul class="hang-legend">)"));
+  // The node name with markup is text, in the table and in the grid.
+  EXPECT_TRUE(contains(pg0, "<td class=\"node\">&lt;img src=x onerror=")) << pg0;
+  EXPECT_TRUE(contains(grid, "&lt;img src=x onerror=")) << grid;
+  EXPECT_FALSE(contains(dom, "<img"));
+  EXPECT_FALSE(contains(dom, "<pwned"));
+  EXPECT_FALSE(contains(hang, "more ranks not drawn"));
+}
+
+TEST_F(DashboardBrowser, HangOfThousandsOfRanksDrawsABoundedGrid) {
+  auto started = std::chrono::steady_clock::now();
+  Page page = dump(std::string("/job/9302?token=") + kToken);
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                                  started)
+                .count();
+  const std::string& dom = page.dom;
+  std::string hang = part(dom, R"(<section id="hang")", "</section>");
+  ASSERT_FALSE(hang.empty()) << dom.substr(0, 3000);
+  std::string grid = part(hang, R"(<table class="hang-grid")", "</table>");
+  EXPECT_EQ(matches(grid, R"(<tr data-rank=")"), 64);
+  EXPECT_TRUE(contains(grid, R"(<tbody><tr data-rank="4000" class="rank-lagging">)")) << grid;
+  // Then by rank.
+  EXPECT_TRUE(contains(grid, R"(</tr><tr data-rank="0" class="rank-joined">)"));
+  // Said twice: under the process group's table and under the grid.
+  EXPECT_EQ(matches(hang, "4032 more ranks not drawn\\."), 2) << hang.substr(0, 2000);
+  EXPECT_LT(dom.size(), 1u << 20);
+  std::printf("4,096-rank hang: page loaded and dumped in %lld ms, %zu bytes of DOM\n",
+              static_cast<long long>(ms), dom.size());
 }
 
 TEST_F(DashboardBrowser, RecentFailuresListTheJob) {
@@ -361,13 +544,17 @@ TEST_F(DashboardBrowser, RequestsNothingButTheAgent) {
     EXPECT_EQ(u.rfind(origin, 0), 0u) << "request outside the agent: " << u;
 }
 
-TEST_F(DashboardBrowser, ScreenshotOfTheJobPage) {
-  fs::path png = fs::path(FF_BINARY).parent_path().parent_path() / "dashboard-job.png";
+// A PNG of the page at `fragment` in the build directory, checked to be an
+// image of that size with more than a blank page in it.
+void screenshot(const std::string& page_url, const std::string& name, unsigned width,
+                unsigned height) {
+  fs::path png = fs::path(FF_BINARY).parent_path().parent_path() / name;
   std::error_code ec;
   fs::remove(png, ec);
   Page page =
-      chromium(url(std::string("/job/48213?token=") + kToken),
-               {"--screenshot=" + png.string(), "--window-size=1400,1000", "--hide-scrollbars"});
+      chromium(page_url, {"--screenshot=" + png.string(),
+                          "--window-size=" + std::to_string(width) + "," + std::to_string(height),
+                          "--hide-scrollbars"});
   ASSERT_TRUE(page.ok) << page.describe;
   std::string bytes = read_file(png);
   ASSERT_GT(bytes.size(), 24u) << png;
@@ -379,11 +566,19 @@ TEST_F(DashboardBrowser, ScreenshotOfTheJobPage) {
            static_cast<unsigned char>(bytes[at + 3]);
   };
   EXPECT_EQ(bytes.substr(12, 4), "IHDR");
-  EXPECT_EQ(be32(16), 1400u);
-  EXPECT_EQ(be32(20), 1000u);
+  EXPECT_EQ(be32(16), width);
+  EXPECT_EQ(be32(20), height);
   // A blank page compresses to a few kB; the job page is text and colour.
   EXPECT_GT(bytes.size(), 30000u);
   std::printf("dashboard screenshot: %s (%zu bytes)\n", png.c_str(), bytes.size());
+}
+
+TEST_F(DashboardBrowser, ScreenshotOfTheJobPage) {
+  screenshot(url(std::string("/job/48213?token=") + kToken), "dashboard-job.png", 1400, 1000);
+}
+
+TEST_F(DashboardBrowser, ScreenshotOfTheHang) {
+  screenshot(url(std::string("/job/9301?token=") + kToken), "dashboard-hang.png", 1400, 1600);
 }
 
 }  // namespace
