@@ -117,6 +117,9 @@ struct HangGroup {
   std::string status;  // lagging | all_joined | mismatch | undetermined
   int size = -1;       // ranks in the group, -1 unknown
   std::vector<HangRank> ranks;
+  // Joined and silent ranks left out of `ranks` beyond a bound (a job of
+  // thousands of ranks): every rank behind or apart is always listed.
+  int ranks_not_listed = 0;
 };
 
 struct HangViewRow {

@@ -91,6 +91,7 @@ J hang_to_json(const Hang& h) {
       rj["evidence"] = r.evidence;
       gj["ranks"].push_back(rj);
     }
+    if (g.ranks_not_listed) gj["ranks_not_listed"] = g.ranks_not_listed;
     hj["process_groups"].push_back(gj);
   }
   J vj;
@@ -132,6 +133,7 @@ Hang hang_from_json(const json& j) {
     g.op = text(v, "op");
     g.status = text(v, "status");
     g.size = int_or(v, "size");
+    g.ranks_not_listed = std::max(0, int_or(v, "ranks_not_listed"));
     g.ranks = objects<HangRank>(v, "ranks", [](const json& w) {
       HangRank r;
       r.rank = int_or(w, "rank");

@@ -1,6 +1,9 @@
 #include "engine/pipeline/analyze.h"
 
 #include <sched.h>
+#include <unistd.h>
+
+#include <cerrno>
 
 #include <algorithm>
 #include <cstring>
@@ -13,6 +16,7 @@
 #include "engine/extract/parallel_scan.h"
 #include "engine/filter/event_store.h"
 #include "engine/filter/filter_rule.h"
+#include "engine/read/flight_recorder.h"
 #include "engine/read/incident_file.h"
 #include "engine/read/incident_layout.h"
 #include "engine/read/job_reader.h"
@@ -218,6 +222,64 @@ void build_coverage(const JobInfo& job, const IncidentLayout& layout,
     out.push_back({"slurmctld", "", "missing", 0, "no cluster/slurmctld log in the incident"});
 }
 
+// One dump, bounded: a file larger than the reader takes is not read (a
+// pickle cut at a limit says less than nothing about its last entries).
+void read_flight_recorder_file(const IncidentRoot& root, const FlightRecorderFile& f,
+                               std::vector<Event>& events, CollectiveProgress& progress,
+                               std::vector<ErrorItem>& errors, std::uint64_t& seq) {
+  std::string error;
+  UniqueFd fd = root.open_file(f.rel, error);
+  if (!fd) {
+    errors.push_back({f.rel, 0, "flight-recorder dump not read: " + error});
+    return;
+  }
+  std::string bytes;
+  char buf[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(fd.get(), buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    bytes.append(buf, static_cast<std::size_t>(n));
+    if (bytes.size() > kMaxFlightRecorderBytes) {
+      errors.push_back({f.rel, 0,
+                        "flight-recorder dump larger than " +
+                            std::to_string(kMaxFlightRecorderBytes >> 20) + " MiB: not read"});
+      return;
+    }
+  }
+  FlightRecorderDump dump = read_flight_recorder(bytes, f.rank);
+  for (const auto& e : dump.errors) errors.push_back({f.rel, 0, "flight-recorder dump: " + e});
+  if (dump.truncated)
+    errors.push_back({f.rel, 0,
+                      "flight-recorder dump ends early (cut short?): the " +
+                          std::to_string(dump.entries.size()) +
+                          " entries before the cut were read"});
+  // What the dump says, per group, as the evidence's text.
+  std::map<std::string, const FlightRecorderEntry*> last;
+  for (const auto& e : dump.entries)
+    if (!e.is_p2p && e.collective_seq_id >= 0 &&
+        (!last.count(e.pg_id) || e.collective_seq_id > last[e.pg_id]->collective_seq_id))
+      last[e.pg_id] = &e;
+  Event ev;
+  ev.seq = ++seq;
+  ev.kind = "flight_recorder.dump";
+  ev.pattern = "flight_recorder";
+  ev.node = f.node;
+  ev.source = f.rel;
+  ev.source_kind = "flight_recorder";
+  ev.rank = f.rank;
+  ev.text = "flight recorder of rank " + std::to_string(f.rank) + " (PyTorch layout " +
+            (dump.version.empty() ? std::string("?") : dump.version) + ", " +
+            std::to_string(dump.entries.size()) + " entries" +
+            (dump.truncated ? ", cut short" : "") + ")";
+  for (const auto& [pg, e] : last)
+    ev.text += "; process group " + pg + ": last collective " +
+               std::to_string(e->collective_seq_id) + " " + e->profiling_name + " " + e->state;
+  if (ev.text.size() > kMaxEventText) ev.text.resize(kMaxEventText);
+  progress.add_flight_recorder(dump, f.node, events.size());
+  events.push_back(std::move(ev));
+}
+
 }  // namespace
 
 unsigned available_cores() {
@@ -378,8 +440,11 @@ AnalyzeResult analyze_incident(const std::filesystem::path& dir, const CompiledR
                             " are dated after the job ended: clock skew or a wrong end_time?"});
   }
 
-  // 4. Refine.
+  // 4. Refine. Flight-recorder dumps first: each is one event (what the
+  // diagnosis cites) and its collectives go into the progress model.
   Attribution a;
+  for (const auto& f : layout.flight_recorder_files)
+    read_flight_recorder_file(root, f, events, a.progress, errors, seq);
   a.events = std::move(events);
   a.overflow = store.overflow();
   build_coverage(job, layout, tally, d.coverage, a.nodes_missing_kernel);

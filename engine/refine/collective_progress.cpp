@@ -15,6 +15,10 @@ constexpr std::size_t kMaxStates = 1 << 21;
 // and rows at most: the lagging ranks always, then the others by rank.
 constexpr std::int64_t kViewSpan = 4;
 constexpr std::size_t kMaxViewRows = 256;
+// Ranks listed per group: the diagnosis of a 32,768-rank job stays small.
+constexpr std::size_t kMaxListedRanks = 4096;
+constexpr std::size_t kMaxListedJoined = 64;
+constexpr std::size_t kMaxListedSilent = 256;
 // How much earlier than the others' timeout a rank's line elsewhere may be
 // and still show it alive then: ranks' clocks and log flushes differ.
 constexpr TimeUs kAliveTolerance = 60 * kUsPerSecond;
@@ -140,6 +144,33 @@ std::vector<int> CollectiveProgress::members_from_communicators(
     found = &ranks;
   }
   return found ? *found : std::vector<int>{};
+}
+
+void CollectiveProgress::add_flight_recorder(const FlightRecorderDump& dump,
+                                             const std::string& node, std::size_t event) {
+  std::map<std::string, std::string> id_of_name;  // pg_config is keyed by the group's name
+  std::map<std::string, RankReport> per_group;
+  for (const auto& e : dump.entries) {
+    if (e.is_p2p || e.collective_seq_id < 0 || e.pg_id.empty()) continue;
+    if (!e.pg_name.empty()) id_of_name.emplace(e.pg_name, e.pg_id);
+    add_state({e.pg_id, dump.rank, e.collective_seq_id, e.profiling_name, e.state});
+    RankReport& r = per_group[e.pg_id];
+    r.pg = e.pg_id;
+    r.rank = dump.rank;
+    r.node = node;
+    r.source = "flight_recorder";
+    r.event = event;
+    if (!r.last_enqueued || e.collective_seq_id > *r.last_enqueued)
+      r.last_enqueued = e.collective_seq_id;
+    if (e.state == "completed" && (!r.last_completed || e.collective_seq_id > *r.last_completed))
+      r.last_completed = e.collective_seq_id;
+  }
+  for (const auto& [pg, r] : per_group) add(r);
+  // Only groups whose entries tie their name to their id: a key alone may
+  // be either, depending on the release.
+  for (const auto& g : dump.pg_config)
+    if (auto id = id_of_name.find(g.pg_id_or_name); id != id_of_name.end() && !g.ranks.empty())
+      set_members(id->second, g.desc.empty() ? g.name : g.desc, g.ranks);
 }
 
 void CollectiveProgress::set_members(const std::string& pg, const std::string& name,
@@ -430,13 +461,26 @@ HangFinding CollectiveProgress::analyse(const JobInfo& job) const {
       if (x.rank != y.rank) return x.rank < y.rank;
       return x.group_rank < y.group_rank;
     });
+    // Bounded: every rank behind or apart, then the others up to a count.
+    std::size_t joined_kept = 0, silent_kept = 0;
+    std::vector<std::size_t> kept;
+    for (std::size_t i : order) {
+      const std::string& st = g.ranks[i].state;
+      if (st == "joined" && joined_kept++ >= kMaxListedJoined) continue;
+      if (st == "silent" && silent_kept++ >= kMaxListedSilent) continue;
+      if ((st == "lagging" || st == "mismatched") && kept.size() >= kMaxListedRanks) continue;
+      kept.push_back(i);
+    }
     HangGroup sorted = g;
     sorted.ranks.clear();
+    sorted.ranks_not_listed = static_cast<int>(order.size() - kept.size());
     std::map<std::pair<std::size_t, std::size_t>, std::vector<std::size_t>> events;
-    for (std::size_t i = 0; i < order.size(); ++i) {
-      sorted.ranks.push_back(g.ranks[order[i]]);
-      events[{gindex, i}] = out.rank_events[{gindex, order[i]}];
+    for (std::size_t i = 0; i < kept.size(); ++i) {
+      sorted.ranks.push_back(g.ranks[kept[i]]);
+      events[{gindex, i}] = out.rank_events[{gindex, kept[i]}];
     }
+    for (auto it = out.rank_events.begin(); it != out.rank_events.end();)
+      it = it->first.first == gindex ? out.rank_events.erase(it) : std::next(it);
     for (auto& [k, v] : events) out.rank_events[k] = v;
 
     std::string what = "collective " + std::to_string(*hung) +

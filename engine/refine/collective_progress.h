@@ -21,6 +21,7 @@
 #include <tuple>
 #include <vector>
 
+#include "engine/read/flight_recorder.h"
 #include "incident/diagnosis.h"
 #include "incident/job_info.h"
 
@@ -75,6 +76,10 @@ class CollectiveProgress {
   // The members of a group (global ranks, in group order), from a flight recorder's pg_config.
   void set_members(const std::string& pg, const std::string& name, const std::vector<int>& ranks);
   void add_comm_member(const CommMember& m);
+  // A rank's flight-recorder dump: its collectives per group, the groups'
+  // members, resting on `event` (the dump's evidence).
+  void add_flight_recorder(const FlightRecorderDump& dump, const std::string& node,
+                           std::size_t event);
   bool empty() const { return reports_.empty() && states_.empty(); }
   HangFinding analyse(const JobInfo& job) const;
 
