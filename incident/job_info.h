@@ -23,6 +23,9 @@ struct RankInfo {
   // than a rank known to use none.
   bool gpus_known = true;
   std::string exit_code;
+  // The task's process id on its node, from the plugin's record: a kernel
+  // line naming that pid (an Xid, the OOM killer) is about this rank. 0 unknown.
+  std::int64_t pid = 0;
 };
 
 struct GpuInfo {

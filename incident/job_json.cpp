@@ -143,6 +143,9 @@ JobInfo parse_job_json(const std::string& text, std::vector<ErrorItem>& errors) 
               if (!c.empty()) ri.gpus.push_back(c);
             }
         ri.exit_code = str_of(r, "exit_code");
+        if (auto v = r.find("pid");
+            v != r.end() && v->is_number_integer() && v->get<std::int64_t>() > 0)
+          ri.pid = v->get<std::int64_t>();
         job.ranks.push_back(std::move(ri));
       }
     }
@@ -194,6 +197,7 @@ nlohmann::json to_json(const JobInfo& job) {
       if (r.local_rank >= 0) rank["local_rank"] = r.local_rank;
       if (r.gpus_known) rank["gpus"] = r.gpus;
       if (!r.exit_code.empty()) rank["exit_code"] = r.exit_code;
+      if (r.pid > 0) rank["pid"] = r.pid;
       ranks.push_back(std::move(rank));
     }
     j["ranks"] = std::move(ranks);

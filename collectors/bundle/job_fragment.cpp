@@ -22,6 +22,7 @@ JobInfo job_info_of(const JobFragment& job) {
     // The PCI id names a GPU the same way Xid lines do; the index is a fallback.
     rank.gpus = !r.gpu_pci.empty() ? r.gpu_pci : r.gpus;
     rank.exit_code = r.exit_code;
+    rank.pid = r.pid;
     info.ranks.push_back(std::move(rank));
   }
   NodeInfo& node = info.node_info[job.node];

@@ -58,6 +58,8 @@ RankRecord rank_from(const nlohmann::json& j) {
   if (j.contains("exit_status") && j["exit_status"].is_number_integer())
     r.exit_status = j["exit_status"].get<int>();
   r.exit_code = text_of(j, "exit_code");
+  if (j.contains("pid") && j["pid"].is_number_integer() && j["pid"].get<std::int64_t>() > 0)
+    r.pid = j["pid"].get<std::int64_t>();
   return r;
 }
 

@@ -30,6 +30,7 @@ struct RankRecord {
   std::vector<std::string> gpu_pci;  // "00000000:3B:00.0", when known
   std::optional<int> exit_status;    // raw wait status; absent while running
   std::string exit_code;             // "exit:signal"
+  std::int64_t pid = 0;              // the task's process, as slurmstepd started it; 0 unknown
 
   bool failed() const { return exit_status && *exit_status != 0; }
 };

@@ -577,17 +577,29 @@ class Bursts : public FilterRule {
   }
 };
 
-// FINAL 2: a process id links kernel events (OOM kill, Xid with pid) to the
-// rank whose torchrun worker had that pid.
+// FINAL 2: a process id links kernel events (OOM kill, Xid with pid, a soft
+// lockup's task) to a rank: the task the plugin recorded (job.json
+// ranks[].pid, a rank srun started itself), the torchrun worker of that
+// pid, or the process NCCL set up a rank's GPU in. A pid two ranks claim
+// links neither.
 class LinkPids : public FilterRule {
  public:
   const char* name() const override { return "link_pids"; }
   Phase phase() const override { return Phase::kFinal; }
-  void on_stream(std::vector<Event>& events, FilterContext&) override {
+  void on_stream(std::vector<Event>& events, FilterContext& ctx) override {
     std::map<std::pair<std::string, std::string>, int> pid_rank;
+    std::set<std::pair<std::string, std::string>> conflicting;
+    auto claim = [&](const std::string& node, const std::string& pid, int rank) {
+      auto [it, inserted] = pid_rank.emplace(std::make_pair(node, pid), rank);
+      if (!inserted && it->second != rank) conflicting.insert(it->first);
+    };
+    for (const auto& r : ctx.job.ranks)
+      if (r.pid > 0 && r.rank >= 0) claim(r.node, std::to_string(r.pid), r.rank);
     for (const auto& e : events)
-      if (e.kind == "torch.child_failed" && e.rank >= 0 && !e.field("pid").empty())
-        pid_rank[{e.node, e.field("pid")}] = e.rank;
+      if ((e.kind == "torch.child_failed" || e.kind == "nccl.comm_init") && e.rank >= 0 &&
+          !e.field("pid").empty())
+        claim(e.node, e.field("pid"), e.rank);
+    for (const auto& k : conflicting) pid_rank.erase(k);
     for (auto& e : events) {
       if (e.rank >= 0 || e.field("pid").empty()) continue;
       if (auto it = pid_rank.find({e.node, e.field("pid")}); it != pid_rank.end())

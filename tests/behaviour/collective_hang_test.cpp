@@ -20,8 +20,9 @@ std::string timed_out(int rank, int group_rank, int pg, int seq, int enqueued, i
                       const std::string& op = "ALLREDUCE") {
   std::string r = std::to_string(rank), l = std::to_string(group_rank), p = std::to_string(pg);
   std::string prefix = "[rank" + r + "]:[E1102 10:51:08.000000 42 ProcessGroupNCCL.cpp:";
-  return prefix + "616] [Rank " + l + "] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=" +
-         std::to_string(seq) + ", OpType=" + op +
+  return prefix + "616] [Rank " + l +
+         "] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=" + std::to_string(seq) +
+         ", OpType=" + op +
          ", NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600100 milliseconds before timing "
          "out.\n" +
          prefix + "1785] [PG ID " + p + " PG GUID " + p + (pg == 0 ? "(default_pg)" : "") +
@@ -112,8 +113,8 @@ TEST(CollectiveHang, ARankThatSaidNothingIsNotBlamed) {
   inc.write("job.json", job_json());
   inc.write("nodes/n1/kernel.log", kernel_ok("n1"));
   inc.write("nodes/n2/kernel.log", kernel_ok("n2"));
-  inc.write("app/slurm-77.out",
-            timed_out(0, 0, 0, 9, 9, 8) + timed_out(1, 1, 0, 9, 9, 8) + timed_out(3, 3, 0, 9, 9, 8));
+  inc.write("app/slurm-77.out", timed_out(0, 0, 0, 9, 9, 8) + timed_out(1, 1, 0, 9, 9, 8) +
+                                    timed_out(3, 3, 0, 9, 9, 8));
   json d = analyze(inc);
   EXPECT_EQ(d["verdict"], "unattributed");
   EXPECT_EQ(d["hang"]["status"], "undetermined");
@@ -130,11 +131,11 @@ TEST(CollectiveHang, WatchdogLinesWithoutGroupsThatDisagreeCompareNothing) {
   inc.write("nodes/n2/kernel.log", kernel_ok("n2"));
   std::string lines;
   for (int r = 0; r < 4; ++r)
-    lines += "[E ProcessGroupNCCL.cpp:737] [Rank " + std::to_string(r) +
-             "] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=" +
-             (r == 2 ? "5" : "9") +
-             ", OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1802212 milliseconds before timing "
-             "out.\n";
+    lines +=
+        "[E ProcessGroupNCCL.cpp:737] [Rank " + std::to_string(r) +
+        "] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=" + (r == 2 ? "5" : "9") +
+        ", OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1802212 milliseconds before timing "
+        "out.\n";
   inc.write("app/slurm-77.out", lines);
   json d = analyze(inc);
   EXPECT_EQ(d["hang"]["status"], "undetermined");
@@ -145,10 +146,11 @@ TEST(CollectiveHang, AFaultOnTheLaggingRanksGpuExplainsTheHang) {
   TempIncident inc;
   inc.write("job.json", job_json());
   inc.write("nodes/n1/kernel.log", kernel_ok("n1"));
-  inc.write("nodes/n2/kernel.log",
-            kernel_ok("n2") + xid_line("10:40:11", "n2", "18", 119,
-                                       "Timeout after 6s of waiting for RPC response from GPU0 GSP! "
-                                       "Expected function 76 (GSP_RM_CONTROL) (0x20800a4c 0x4)."));
+  inc.write(
+      "nodes/n2/kernel.log",
+      kernel_ok("n2") + xid_line("10:40:11", "n2", "18", 119,
+                                 "Timeout after 6s of waiting for RPC response from GPU0 GSP! "
+                                 "Expected function 76 (GSP_RM_CONTROL) (0x20800a4c 0x4)."));
   inc.write("app/slurm-77.out", timed_out(0, 0, 0, 9, 9, 8) + timed_out(1, 1, 0, 9, 9, 8) +
                                     dump_signal(2, 8, 8) + timed_out(3, 3, 0, 9, 9, 8));
   json d = analyze(inc);
@@ -179,12 +181,12 @@ TEST(CollectiveHang, ASubGroupsRanksAreItsOwnAndTheGlobalOneIsNamed) {
   inc.write("job.json", job_json());
   inc.write("nodes/n1/kernel.log", kernel_ok("n1"));
   inc.write("nodes/n2/kernel.log", kernel_ok("n2"));
-  inc.write("app/slurm-77.out",
-            timed_out(1, 0, 2, 40, 40, 39) + "[rank3]:[E1102 10:51:08.500000 42 ProcessGroupNCCL.cpp:"
-                                             "1785] [PG ID 2 PG GUID 2 Rank 1] Exception (either "
-                                             "an error or timeout) detected by watchdog at work: "
-                                             "38, last enqueued NCCL work: 38, last completed NCCL "
-                                             "work: 37.\n");
+  inc.write("app/slurm-77.out", timed_out(1, 0, 2, 40, 40, 39) +
+                                    "[rank3]:[E1102 10:51:08.500000 42 ProcessGroupNCCL.cpp:"
+                                    "1785] [PG ID 2 PG GUID 2 Rank 1] Exception (either "
+                                    "an error or timeout) detected by watchdog at work: "
+                                    "38, last enqueued NCCL work: 38, last completed NCCL "
+                                    "work: 37.\n");
   json d = analyze(inc);
   EXPECT_EQ(d["hang"]["process_groups"][0]["pg"], "2");
   ASSERT_NE(hang_rank(d, 0, 3), nullptr) << d["hang"];
@@ -219,12 +221,13 @@ TEST(CollectiveHang, AThousandsOfRanksHangStaysSmall) {
   for (int n = 0; n < 512; ++n) job << (n ? "," : "") << "\"g" << n << "\"";
   job << R"(],"ranks":[)";
   for (int r = 0; r < 4096; ++r)
-    job << (r ? "," : "") << R"({"rank":)" << r << R"(,"node":"g)" << r / 8
-        << R"(","local_rank":)" << r % 8 << "}";
+    job << (r ? "," : "") << R"({"rank":)" << r << R"(,"node":"g)" << r / 8 << R"(","local_rank":)"
+        << r % 8 << "}";
   job << "]}";
   inc.write("job.json", job.str());
   std::string out;
-  for (int r = 0; r < 4096; ++r) out += r == 4000 ? dump_signal(r, 8, 8) : timed_out(r, r, 0, 9, 9, 8);
+  for (int r = 0; r < 4096; ++r)
+    out += r == 4000 ? dump_signal(r, 8, 8) : timed_out(r, r, 0, 9, 9, 8);
   inc.write("app/slurm-77.out", out);
   json d = analyze(inc);
   const json& g = d["hang"]["process_groups"][0];
@@ -243,8 +246,9 @@ TEST(CollectiveHang, AFlightRecorderDumpThatWouldRunCodeIsAnErrorNotRun) {
   inc.write("job.json", job_json());
   inc.write("nodes/n1/kernel.log", kernel_ok("n1"));
   inc.write("nodes/n2/kernel.log", kernel_ok("n2"));
-  std::ifstream in(std::string(FF_SOURCE_DIR) + "/tests/unit/data/flight_recorder/reduce-os-system.pkl",
-                   std::ios::binary);
+  std::ifstream in(
+      std::string(FF_SOURCE_DIR) + "/tests/unit/data/flight_recorder/reduce-os-system.pkl",
+      std::ios::binary);
   std::stringstream bytes;
   bytes << in.rdbuf();
   ASSERT_FALSE(bytes.str().empty());
