@@ -77,8 +77,8 @@ UserFileOpen open_user_directory(const std::string& path, std::optional<uid_t> o
   return r;
 }
 
-UserFileOpen open_user_file_at(int dir, const std::string& name, std::optional<uid_t> owner) {
-  const std::string& path = name;
+// `path` is one name under `dir`, or a whole path with AT_FDCWD.
+UserFileOpen open_user_file_at(int dir, const std::string& path, std::optional<uid_t> owner) {
   UserFileOpen r;
   // O_PATH looks the path up without opening what it names: no device
   // driver's open runs, a FIFO gets no reader. O_NOFOLLOW keeps a symlink as

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "incident/bundle_paths.h"
+
 namespace ff::agent {
 
 namespace {
@@ -47,6 +49,13 @@ std::string bundle_over_limits(const std::vector<UploadedFile>& files, const Bun
     if (weight.bytes > limits.max_total_bytes)
       return "bundle larger than max_request_bytes (" + std::to_string(limits.max_total_bytes) +
              ")";
+    if (ff::is_flight_recorder_path(f.name)) {
+      if (f.content.size() > limits.max_flight_recorder_file_bytes)
+        return "file '" + f.name + "': " + std::to_string(f.content.size()) +
+               " bytes, more than a flight-recorder dump may hold (" +
+               std::to_string(limits.max_flight_recorder_file_bytes) + ")";
+      continue;
+    }
     TextShape shape = text_shape(f.content);
     weight.lines += shape.lines;
     if (shape.longest > limits.max_line_bytes)

@@ -22,6 +22,10 @@ struct BundleLimits {
   // The collectors cut longer lines at 1 MiB (and the engine reads no more
   // of a line), so a longer one means a client that is not ours.
   std::size_t max_line_bytes = 1u << 20;
+  // A flight-recorder dump (nodes/<node>/flight_recorder/<rank>) is a
+  // pickle, not lines: no line limit or count applies, this size does
+  // (the collector's flight_recorder_max_bytes is at most this).
+  std::size_t max_flight_recorder_file_bytes = 64u << 20;
   // Over every bundle stored for one job attempt, this one included.
   std::uint64_t max_lines_per_job = 50'000'000;
   // Bytes over every bundle stored for one job attempt, this one included.
@@ -31,7 +35,8 @@ struct BundleLimits {
 // What a bundle weighs, measured by bundle_over_limits.
 struct BundleWeight {
   std::uint64_t bytes = 0;
-  std::uint64_t lines = 0;  // newline-terminated lines, plus an unterminated last one
+  std::uint64_t lines = 0;  // newline-terminated lines, plus an unterminated last one (of
+                            // text files: flight-recorder dumps are not counted)
 };
 
 // "" when `files` keep every per-bundle limit (all but max_lines_per_job

@@ -18,6 +18,7 @@
 #include "incident/bundle_paths.h"
 #include "incident/coverage.h"
 #include "incident/job_json.h"
+#include "incident/node_file_kind.h"
 
 namespace ff::agent {
 
@@ -318,9 +319,19 @@ MergeResult rebuild_incident(const StateLayout& layout, const JobKey& key,
     }
     fs::path from = bundle_dir(*b) / "nodes" / node;
     auto names = regular_files(from);
-    if (names.empty()) continue;
+    // The node's flight-recorder dumps come from the same bundle as its
+    // logs: one collection of the node, never two mixed.
+    const fs::path dumps_from = from / std::string(ff::kFlightRecorderDir);
+    std::vector<std::string> dumps;
+    for (const auto& name : regular_files(dumps_from))
+      if (ff::flight_recorder_rank(name)) dumps.push_back(name);
+    if (names.empty() && dumps.empty()) continue;
     fs::create_directories(fresh / "nodes" / node);
     for (const auto& name : names) link_or_copy(from / name, fresh / "nodes" / node / name);
+    if (dumps.empty()) continue;
+    const fs::path dumps_to = fresh / "nodes" / node / std::string(ff::kFlightRecorderDir);
+    fs::create_directories(dumps_to);
+    for (const auto& name : dumps) link_or_copy(dumps_from / name, dumps_to / name);
   }
   // app/: the union, the later bundle winning a name.
   std::map<std::string, fs::path> app;

@@ -84,4 +84,41 @@ TEST(Upload, MalformedMetaIs400) {
   EXPECT_FALSE(fs::exists(agent.state() / "jobs/101"));
 }
 
+// A flight-recorder dump is stored and merged as the bytes sent, under its
+// node (binary: a 2 MiB run without a newline is no over-long line); a name
+// that is not a global rank is refused whole.
+TEST(Upload, FlightRecorderDumpLandsUnderItsNode) {
+  AgentProcess agent;
+  auto client = agent.client();
+  Bundle b = small_bundle();
+  const char head[] = "\x80\x02}q\x00(X\x07\x00\x00\x00version";
+  std::string pickle(head, sizeof head - 1);
+  pickle += std::string(2u << 20, '\x01');
+  pickle += '.';
+  b.files.push_back({"nodes/n1/flight_recorder/3", pickle});
+  auto res = upload(client, b);
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 201) << res->body;
+  fs::path dump = agent.state() / "jobs/101/0/incident/nodes/n1/flight_recorder/3";
+  for (int i = 0; i < 100 && !fs::exists(dump); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_TRUE(fs::exists(dump));
+  EXPECT_EQ(read_file(dump), pickle);
+  EXPECT_TRUE(fs::exists(agent.state() / "jobs/101/0/incident/nodes/n1/kernel"));
+
+  for (const char* bad : {"nodes/n1/flight_recorder/../x", "nodes/n1/flight_recorder/rank_3",
+                          "nodes/n1/flight_recorder/03", "flight_recorder/3"}) {
+    Bundle refused = small_bundle();
+    refused.job_id = "102";
+    refused.bundle_id = "n1-102-step-1000";
+    refused.files[0].second = R"({"job_id": "102", "nodes": ["n1"]})";
+    refused.files.push_back({bad, "x"});
+    res = upload(client, refused);
+    ASSERT_TRUE(res);
+    EXPECT_EQ(res->status, 400) << bad << ": " << res->body;
+  }
+  EXPECT_FALSE(fs::exists(agent.state() / "jobs/102"));
+  EXPECT_EQ(agent.stop(), 0) << agent.log();
+}
+
 }  // namespace

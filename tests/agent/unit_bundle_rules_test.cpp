@@ -1,6 +1,7 @@
 // agent/server/bundle_rules: names from the network that become paths.
 #include <gtest/gtest.h>
 
+#include "agent/server/bundle_limits.h"
 #include "agent/server/bundle_rules.h"
 
 namespace {
@@ -55,6 +56,44 @@ TEST(BundleRules, AppNames) {
         std::string("app/ leading-space"), std::string("app/a\tb"), std::string("app/a\nb"),
         std::string("app/"), std::string("app/."), std::string("app/..")})
     EXPECT_NE(bundle_path_problem(p, "n1"), "") << p;
+}
+
+// nodes/<node>/flight_recorder/<global-rank>: a decimal rank, nothing else
+// there, no other directory under a node.
+TEST(BundleRules, FlightRecorderPaths) {
+  for (const char* p : {"nodes/n1/flight_recorder/0", "nodes/n1/flight_recorder/3",
+                        "nodes/n1/flight_recorder/17", "nodes/n1/flight_recorder/9999999"})
+    EXPECT_EQ(bundle_path_problem(p, "n1"), "") << p;
+  std::vector<std::string> refused = {"nodes/n1/flight_recorder",
+                                      "nodes/n1/flight_recorder/",
+                                      "nodes/n1/flight_recorder/../x",
+                                      "nodes/n1/flight_recorder/../../x",
+                                      "nodes/n1/flight_recorder/x",
+                                      "nodes/n1/flight_recorder/rank_3",
+                                      "nodes/n1/flight_recorder/03",
+                                      "nodes/n1/flight_recorder/-1",
+                                      "nodes/n1/flight_recorder/3/4",
+                                      "nodes/n1/flight_recorder/10000000",
+                                      "nodes/other/flight_recorder/3",
+                                      "nodes/n1/dumps/3",
+                                      "flight_recorder/3",
+                                      "app/flight_recorder/3"};
+  for (const auto& p : refused) EXPECT_NE(bundle_path_problem(p, "n1"), "") << p;
+}
+
+// A dump is a pickle, not lines: no line limit or count, its own size limit.
+TEST(BundleLimits, FlightRecorderDumpsAreNotLines) {
+  std::string pickle(3u << 20, 'p');  // no newline in 3 MiB
+  BundleLimits limits;
+  BundleWeight weight;
+  EXPECT_EQ(bundle_over_limits({{"nodes/n1/flight_recorder/3", pickle}}, limits, weight), "");
+  EXPECT_EQ(weight.lines, 0u);
+  EXPECT_EQ(weight.bytes, pickle.size());
+  EXPECT_NE(bundle_over_limits({{"nodes/n1/syslog", pickle}}, limits, weight), "");
+  limits.max_flight_recorder_file_bytes = 1u << 20;
+  EXPECT_NE(bundle_over_limits({{"nodes/n1/flight_recorder/3", pickle}}, limits, weight)
+                .find("more than a flight-recorder dump may hold"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -105,6 +105,28 @@ TEST_F(BundleLayout, OutboxEntryHoldsMetaAndIncidentFiles) {
           {"kernel", "missing"}, {"syslog", "ok"}, {"fabricmanager", "missing"}, {"app", "ok"}}));
 }
 
+// node.yaml's flight_recorder: the dumps of this node's ranks (the spool
+// records rank 1 on n2), %j expanded, each whole under its global rank.
+TEST_F(BundleLayout, FlightRecorderDumpsOfTheNodesRanks) {
+  for (int rank : {0, 1, 2})
+    testing::write_file(dir / "fr/12" / ("rank_" + std::to_string(rank)),
+                        "pickle of rank " + std::to_string(rank));
+  config.flight_recorder = (dir / "fr/%j/rank_%r").string();
+  BuiltBundle built = build_bundle(config, epilog_request());
+  EXPECT_EQ(bundle_files(built.entry.files()),
+            (std::vector<std::string>{"job.json", "app/slurm-12.out", "nodes/n2/flight_recorder/1",
+                                      "nodes/n2/syslog"}));
+  EXPECT_EQ(testing::read_file(built.entry.files() / "nodes/n2/flight_recorder/1"),
+            "pickle of rank 1");
+  auto job = nlohmann::json::parse(testing::read_file(built.entry.files() / "job.json"));
+  nlohmann::json entry;
+  for (const auto& c : job["coverage"])
+    if (c["collector"] == "flight_recorder") entry = c;
+  EXPECT_EQ(entry["node"], "n2");
+  EXPECT_EQ(entry["status"], "ok") << entry.dump();
+  EXPECT_FALSE(entry.contains("lines"));
+}
+
 TEST_F(BundleLayout, SuccessfulJobSendsJobJsonOnly) {
   std::filesystem::remove(dir / "spool/jobs/12/rank-0-1.json");
   CollectRequest r = epilog_request();

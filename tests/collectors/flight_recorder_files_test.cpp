@@ -7,6 +7,7 @@
 #include "collectors/sources/flight_recorder_files.h"
 
 #include <gtest/gtest.h>
+#include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -77,6 +78,27 @@ TEST_F(FlightRecorderFiles, EachRanksDumpIsCopiedWholeUnderItsGlobalRank) {
   for (const auto& f : g.files) EXPECT_FALSE(f.cuttable) << f.rel;
   EXPECT_EQ(testing::read_file(out(17)), testing::read_file(dumps / "rank_17"));
   EXPECT_EQ(g.files[1].bytes, 3000u);
+}
+
+// %u is the job's user's name, as sites lay out scratch (/scratch/%u/...).
+TEST_F(FlightRecorderFiles, UserNameAndNodeAreExpanded) {
+  struct passwd* pw = ::getpwuid(kJobUser);
+  if (!pw) GTEST_SKIP() << "uid " << kJobUser << " has no name here";
+  std::filesystem::path user_dir = dir / "fr" / pw->pw_name / "n1";
+  std::filesystem::create_directories(user_dir);
+  testing::write_file(user_dir / "4242-rank_2", "dump");
+  ASSERT_EQ(::chown((user_dir / "4242-rank_2").c_str(), kJobUser, kJobUser), 0);
+  FlightRecorderSettings s;
+  s.pattern = (dir / "fr/%u/%n/%j-rank_%r").string();
+  FlightRecorderGather g =
+      gather_flight_recorder(s, "4242", "n1", kJobUser, std::nullopt, dir / "b");
+  EXPECT_EQ(g.coverage->status_text(), "ok") << g.coverage->detail;
+  EXPECT_EQ(rels(g), (std::vector<std::string>{"nodes/n1/flight_recorder/2"}));
+  // No user known: nothing is looked for under someone's name.
+  std::filesystem::remove_all(dir / "b");
+  g = gather_flight_recorder(s, "4242", "n1", std::nullopt, std::nullopt, dir / "b");
+  EXPECT_EQ(g.coverage->status_text(), "error") << g.coverage->detail;
+  EXPECT_TRUE(g.files.empty());
 }
 
 TEST_F(FlightRecorderFiles, OnlyThisNodesRanksWhenTheSpoolNamesThem) {
