@@ -263,4 +263,27 @@ TEST(CollectiveHang, AFlightRecorderDumpThatWouldRunCodeIsAnErrorNotRun) {
   EXPECT_TRUE(reported) << d["errors"];
 }
 
+TEST(CollectiveHang, AKernelLineNamingARanksProcessIsAboutThatRank) {
+  // The plugin's record of each task's pid (job.json ranks[].pid) ties the
+  // OOM killer's victim to its rank, and so to the rank the others waited for.
+  TempIncident inc;
+  std::string job = job_json();
+  auto at = job.find(R"({"rank":2,"node":"n2","local_rank":0,)");
+  ASSERT_NE(at, std::string::npos);
+  job.insert(at + 1, R"("pid":4242,)");
+  inc.write("job.json", job);
+  inc.write("nodes/n1/kernel.log", kernel_ok("n1"));
+  inc.write("nodes/n2/kernel.log",
+            kernel_ok("n2") +
+                "Nov  2 10:40:30 n2 kernel: [2000.000000] Memory cgroup out of memory: Killed "
+                "process 4242 (pt_main_thread) total-vm:88123456kB, anon-rss:61234567kB, "
+                "file-rss:0kB, shmem-rss:0kB, UID:1000 pgtables:120000kB oom_score_adj:0\n");
+  inc.write("app/slurm-77.out", timed_out(0, 0, 0, 9, 9, 8) + timed_out(1, 1, 0, 9, 9, 8) +
+                                    timed_out(3, 3, 0, 9, 9, 8));
+  json d = analyze(inc);
+  EXPECT_EQ(root_nodes(d), std::set<std::string>{"n2"}) << d["reasoning"];
+  ASSERT_FALSE(d["root_causes"].empty());
+  EXPECT_EQ(d["root_causes"][0]["rank"], 2) << d["root_causes"];
+}
+
 }  // namespace

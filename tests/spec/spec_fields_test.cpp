@@ -188,6 +188,7 @@ json collector_fragment() {
   rank.local_rank = 0;
   rank.gpu_pci = {"00000000:3B:00.0"};
   rank.exit_code = "1:0";
+  rank.pid = 48812;
   job.ranks = {rank};
   job.node = "gpu-a01";
   job.boot_time = ff::parse_iso8601_utc("2026-11-01T08:00:00Z");
