@@ -1,4 +1,5 @@
 #include "agent/server/dashboard_routes.h"
+#include "agent/server/json_reply.h"
 
 #include <spdlog/spdlog.h>
 
@@ -22,7 +23,7 @@ void serve(const std::string& name, httplib::Response& res) {
   const dashboard::Asset* asset = dashboard::find_asset(name);
   if (asset == nullptr) {
     res.status = 404;
-    res.set_content("{\"error\":\"no such dashboard file\"}\n", "application/json");
+    res.set_content("{\"error\":\"no such dashboard file\"}\n", kJsonType);
     return;
   }
   res.status = 200;
@@ -43,11 +44,11 @@ httplib::Server::Handler guarded(F&& f) {
     } catch (const std::exception& e) {
       spdlog::error("dashboard {}: {}", req.path, e.what());
       res.status = 500;
-      res.set_content("{\"error\":\"internal error\"}\n", "application/json");
+      res.set_content("{\"error\":\"internal error\"}\n", kJsonType);
     } catch (...) {
       spdlog::error("dashboard {}: unknown exception", req.path);
       res.status = 500;
-      res.set_content("{\"error\":\"internal error\"}\n", "application/json");
+      res.set_content("{\"error\":\"internal error\"}\n", kJsonType);
     }
   };
 }

@@ -1,4 +1,5 @@
 #include "agent/server/http_api.h"
+#include "agent/server/json_reply.h"
 
 #include <sys/socket.h>
 
@@ -72,7 +73,7 @@ constexpr int kListenBacklog = 1024;
 
 void send_json(httplib::Response& res, int status, const json& body) {
   res.status = status;
-  res.set_content(body.dump() + "\n", "application/json");
+  set_json_reply(nullptr, res, body.dump() + "\n");
 }
 
 void send_error(httplib::Response& res, int status, const std::string& message) {
@@ -166,7 +167,7 @@ void HttpApi::routes() {
                           : res.status == 404
                               ? "no such endpoint"
                               : "request refused (HTTP " + std::to_string(res.status) + ")";
-    res.set_content(json({{"error", message}}).dump() + "\n", "application/json");
+    set_json_reply(nullptr, res, json({{"error", message}}).dump() + "\n");
   });
 
   server_.Get("/api/v1/health",
@@ -381,7 +382,7 @@ void HttpApi::diagnosis(const httplib::Request& req, httplib::Response& res) {
                                (std::to_string(pass->pass_no) + ".json"));
   if (text.empty()) text = pass->diagnosis.dump(2) + "\n";
   res.status = 200;
-  res.set_content(text, "application/json");
+  set_json_reply(&req, res, std::move(text));
 }
 
 void HttpApi::diagnoses(const httplib::Request& req, httplib::Response& res) {
