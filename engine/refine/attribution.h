@@ -50,6 +50,8 @@ struct Candidate {
   int alternative_of = 0;   // another reading of that candidate's fault (0: none)
   CandidateStatus status = CandidateStatus::kCandidate;
   std::string note;
+  std::string detail;  // what the summary adds after the device and rank ("process group 2,
+                       // collective 2214")
 };
 
 struct SymptomGroup {

@@ -198,6 +198,16 @@ HangFinding CollectiveProgress::analyse(const JobInfo& job) const {
   // Collectives that watchdog lines naming no group timed out in, per the
   // group they were taken for.
   std::map<std::string, std::set<std::int64_t>> guessed_timeouts;
+  // (global rank, collective) → the first group a report with a group
+  // names for it: a lookup, not a scan, for a job of 32,768 ranks.
+  std::map<std::pair<int, std::int64_t>, std::string> group_of_timeout;
+  for (const auto& r : reports_)
+    if (!r.pg.empty() && r.rank >= 0 && r.timed_out_at)
+      group_of_timeout.emplace(std::make_pair(r.rank, *r.timed_out_at), r.pg);
+  // Per global rank, its reports: who was alive when.
+  std::map<int, std::vector<const RankReport*>> reports_of;
+  for (const auto& r : reports_)
+    if (r.rank >= 0) reports_of[r.rank].push_back(&r);
   for (const auto& r : reports_) {
     if (!r.pg.empty()) {
       by_group[r.pg].push_back(r);
@@ -205,11 +215,8 @@ HangFinding CollectiveProgress::analyse(const JobInfo& job) const {
     }
     std::string pg;
     if (r.rank >= 0 && r.timed_out_at)
-      for (const auto& o : reports_)
-        if (!o.pg.empty() && o.rank == r.rank && o.timed_out_at == r.timed_out_at) {
-          pg = o.pg;
-          break;
-        }
+      if (auto it = group_of_timeout.find({r.rank, *r.timed_out_at}); it != group_of_timeout.end())
+        pg = it->second;
     bool guessed = pg.empty() && only_default;
     if (guessed) pg = "0";
     if (pg.empty()) continue;
@@ -273,14 +280,16 @@ HangFinding CollectiveProgress::analyse(const JobInfo& job) const {
         merge_into(merged[{-1, group_rank}], r);
     }
     // A report by group rank alone joins the global one that has that group rank.
+    std::map<int, Merged*> by_group_rank;
+    for (auto& [k, m] : merged)
+      if (k.first >= 0 && m.group_rank >= 0) by_group_rank[m.group_rank] = &m;
     for (auto it = merged.begin(); it != merged.end();) {
       if (it->first.first >= 0) {
         ++it;
         continue;
       }
-      Merged* twin = nullptr;
-      for (auto& [k, m] : merged)
-        if (k.first >= 0 && m.group_rank == it->first.second) twin = &m;
+      auto found = by_group_rank.find(it->first.second);
+      Merged* twin = found == by_group_rank.end() ? nullptr : found->second;
       if (!twin) {
         ++it;
         continue;
@@ -369,10 +378,12 @@ HangFinding CollectiveProgress::analyse(const JobInfo& job) const {
     // here: it never reached the collective.
     auto alive_elsewhere = [&](int rank) -> const RankReport* {
       if (rank < 0 || !timed_out) return nullptr;
-      for (const auto& r : reports_)
-        if (r.rank == rank && !r.pg.empty() && r.pg != pg && !r.timed_out_at && r.time &&
-            *r.time >= *timed_out - kAliveTolerance)
-          return &r;
+      auto of = reports_of.find(rank);
+      if (of == reports_of.end()) return nullptr;
+      for (const RankReport* r : of->second)
+        if (!r->pg.empty() && r->pg != pg && !r->timed_out_at && r->time &&
+            *r->time >= *timed_out - kAliveTolerance)
+          return r;
       return nullptr;
     };
     std::vector<Merged> silent;  // members no report names, reserved so rows may point into it
@@ -426,16 +437,18 @@ HangFinding CollectiveProgress::analyse(const JobInfo& job) const {
       g.status = "undetermined";
 
     std::size_t gindex = out.hang.groups.size();
+    const std::vector<int>& group_order =
+        gi != groups_.end() && !gi->second.members.empty() ? gi->second.members : inferred;
+    std::map<int, int> place_in_group;  // global rank → its rank in the group
+    for (std::size_t i = 0; i < group_order.size(); ++i)
+      place_in_group.emplace(group_order[i], static_cast<int>(i));
     for (const auto& [m, state] : rows) {
       HangRank hr;
       hr.rank = m->rank;
       hr.group_rank = m->group_rank;
-      const std::vector<int>& group_order =
-          gi != groups_.end() && !gi->second.members.empty() ? gi->second.members : inferred;
-      if (hr.group_rank < 0 && hr.rank >= 0) {
-        auto at = std::find(group_order.begin(), group_order.end(), hr.rank);
-        if (at != group_order.end()) hr.group_rank = static_cast<int>(at - group_order.begin());
-      }
+      if (hr.group_rank < 0 && hr.rank >= 0)
+        if (auto at = place_in_group.find(hr.rank); at != place_in_group.end())
+          hr.group_rank = at->second;
       if (hr.group_rank < 0 && pg == "0") hr.group_rank = hr.rank;
       const RankInfo* ri = hr.rank >= 0 ? job.rank_info(hr.rank) : nullptr;
       hr.node = ri ? ri->node : m->node;

@@ -575,8 +575,11 @@ class CollectiveHang : public CorrelationRule {
         std::vector<std::size_t> evs;
         for (std::size_t ri = 0; ri < g.ranks.size(); ++ri)
           for (std::size_t k : a.hang.rank_events[{gi, ri}]) evs.push_back(k);
-        add(a, ctx, "", "", -1, "collective.mismatch", "ranks in different collectives at " + at,
-            evs, began);
+        Candidate* c = add(a, ctx, "", "", -1, "collective.mismatch",
+                           "ranks in different collectives at " + at, evs, began);
+        if (c)
+          c->detail =
+              "process group " + g.pg + ", collective " + std::to_string(g.seq.value_or(-1));
         continue;
       }
       if (g.status != "lagging") continue;
@@ -603,6 +606,9 @@ class CollectiveHang : public CorrelationRule {
         bool one = ranks.size() == 1;
         Candidate* c = add(a, ctx, node, one ? first.gpu : "", one ? first.rank : -1,
                            "collective.lagging_rank", who + " never reached " + at, evs, began);
+        if (c)
+          c->detail = (one ? "" : who + ", ") + "process group " + g.pg + ", collective " +
+                      std::to_string(g.seq.value_or(-1));
         // Its own node's kernel log would show the GPU or host fault that
         // held it back: without one, that cannot be excluded.
         if (c && a.nodes_missing_kernel.count(node)) {

@@ -37,6 +37,7 @@ std::string detail_of(const Candidate& c, const Event* head) {
     parts.push_back(head->field("exception"));
   if (!c.device.empty()) parts.push_back(c.device);
   if (c.rank >= 0) parts.push_back("rank " + std::to_string(c.rank));
+  if (!c.detail.empty()) parts.push_back(c.detail);
   std::string s;
   for (const auto& p : parts) s += (s.empty() ? "" : ", ") + p;
   return s;
