@@ -194,6 +194,8 @@ HangFinding CollectiveProgress::analyse(const JobInfo& job) const {
   for (const auto& [key, s] : states_) named_groups.insert(s.pg);
   bool only_default = named_groups.empty() || (named_groups.size() == 1 && named_groups.count("0"));
 
+  bool any_timeout = false;
+  for (const auto& r : reports_) any_timeout = any_timeout || r.timed_out_at.has_value();
   std::map<std::string, std::vector<RankReport>> by_group;
   // Collectives that watchdog lines naming no group timed out in, per the
   // group they were taken for.
@@ -309,11 +311,14 @@ HangFinding CollectiveProgress::analyse(const JobInfo& job) const {
 
     // The collective the others timed out in: the furthest any rank timed
     // out in (a rank that timed out earlier is itself behind). Without a
-    // timeout, a flight recorder's first collective a rank did not complete.
+    // timeout in this group, a flight recorder's first collective a rank
+    // did not complete.
     std::optional<std::int64_t> hung;
     for (const auto& [k, m] : merged)
       if (m.timed_out_at && (!hung || *m.timed_out_at > *hung)) hung = m.timed_out_at;
-    if (!hung)
+    // Without a timeout anywhere, collectives in flight in a dump written
+    // on another error (PyTorch dumps on any exception) are no hang.
+    if (!hung && any_timeout)
       for (const auto& [k, m] : merged)
         if (m.last_enqueued && m.last_completed && *m.last_enqueued > *m.last_completed &&
             (!hung || *m.last_completed + 1 > *hung))

@@ -286,4 +286,23 @@ TEST(CollectiveHang, AKernelLineNamingARanksProcessIsAboutThatRank) {
   EXPECT_EQ(d["root_causes"][0]["rank"], 2) << d["root_causes"];
 }
 
+TEST(CollectiveHang, ADumpWithoutATimeoutIsNoHang) {
+  // PyTorch dumps on any exception too: collectives in flight then are no
+  // hang, and a rank a little behind in them is not the cause.
+  TempIncident inc;
+  inc.write("job.json", job_json());
+  inc.write("nodes/n1/kernel.log", kernel_ok("n1"));
+  inc.write("nodes/n2/kernel.log", kernel_ok("n2"));
+  std::ifstream in(std::string(FF_SOURCE_DIR) + "/tests/unit/data/flight_recorder/dump-2.4-p2.pkl",
+                   std::ios::binary);
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  ASSERT_FALSE(bytes.str().empty());
+  inc.write("nodes/n1/flight_recorder/0", bytes.str());
+  inc.write("app/slurm-77.out", "[rank1]: ValueError: bad batch\n");
+  json d = analyze(inc);
+  EXPECT_FALSE(d.contains("hang")) << d["hang"];
+  EXPECT_EQ(d["sub_domain"], "application.exception");
+}
+
 }  // namespace
