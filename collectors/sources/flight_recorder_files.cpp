@@ -19,6 +19,10 @@
 namespace ff::collect {
 namespace {
 
+// Entries of the dump directory read at most: a directory the job's user
+// filled with names must not hold the Epilog's collector for long.
+constexpr std::size_t kMaxListedEntries = 100'000;
+
 // The job's user name for %u; "" when the pattern does not need it or the
 // user is unknown to this node.
 std::string user_name(std::optional<uid_t> uid) {
@@ -138,8 +142,13 @@ FlightRecorderGather gather_flight_recorder(const FlightRecorderSettings& settin
 
   // The names, listed once, through a descriptor of its own: the directory's
   // stays for openat.
+  // The directory is the job user's: it may hold millions of names. Only
+  // the lowest ranks that can still be taken are kept (room for some to be
+  // refused), and the listing stops after a bound.
   std::map<int, std::string> found;  // rank → name
-  std::size_t other_ranks = 0;
+  std::size_t other_ranks = 0, not_kept = 0;
+  bool listing_cut = false;
+  const std::size_t keep = settings.max_files * 2 + 16;
   {
     int listing = ::openat(dir.file.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     DIR* d = listing < 0 ? nullptr : ::fdopendir(listing);
@@ -148,7 +157,12 @@ FlightRecorderGather gather_flight_recorder(const FlightRecorderSettings& settin
       coverage.detail = shown_dir + ": cannot list: " + std::strerror(errno);
       return result;
     }
+    std::size_t entries = 0;
     while (dirent* e = ::readdir(d)) {
+      if (++entries > kMaxListedEntries) {
+        listing_cut = true;
+        break;
+      }
       std::string_view name = e->d_name;
       if (name.size() <= before.size() + after.size() || name.substr(0, before.size()) != before ||
           name.substr(name.size() - after.size()) != after)
@@ -161,6 +175,10 @@ FlightRecorderGather gather_flight_recorder(const FlightRecorderSettings& settin
         continue;
       }
       found.emplace(*rank, std::string(name));
+      if (found.size() > keep) {
+        found.erase(std::prev(found.end()));
+        ++not_kept;
+      }
     }
     ::closedir(d);
   }
@@ -168,6 +186,12 @@ FlightRecorderGather gather_flight_recorder(const FlightRecorderSettings& settin
   std::string other = other_ranks ? "; " + std::to_string(other_ranks) +
                                         " dump(s) of ranks not on this node left to their node"
                                   : "";
+  if (not_kept)
+    other += "; " + std::to_string(not_kept) +
+             " more dump(s) of higher ranks over flight_recorder_max_files not looked at";
+  if (listing_cut)
+    other += "; the directory holds more than " + std::to_string(kMaxListedEntries) +
+             " entries: the rest were not listed";
   if (found.empty()) {
     coverage.status = CoverageStatus::kMissing;
     coverage.detail = shown + ": no dump" + (ranks ? " of this node's ranks" : "") + other;
@@ -249,8 +273,8 @@ FlightRecorderGather gather_flight_recorder(const FlightRecorderSettings& settin
   if (refused.size() > 8) detail += "; " + std::to_string(refused.size() - 8) + " more refused";
   detail += other;
   coverage.detail = detail;
-  bool skipped =
-      !over_count.empty() || !over_size.empty() || !over_total.empty() || !refused.empty();
+  bool skipped = !over_count.empty() || !over_size.empty() || !over_total.empty() ||
+                 !refused.empty() || not_kept || listing_cut;
   // Dumps were there but none could be taken: an error, not "partial".
   coverage.status = taken.empty() ? CoverageStatus::kError
                     : skipped     ? CoverageStatus::kPartial

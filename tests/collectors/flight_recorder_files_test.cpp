@@ -188,6 +188,25 @@ TEST_F(FlightRecorderFiles, TooManyDumpsKeepTheLowestRanks) {
       << g.coverage->detail;
 }
 
+// The directory is the job user's: 20,000 names in it keep only the lowest
+// ranks in memory, and the dumps taken are still the lowest ranks.
+TEST_F(FlightRecorderFiles, ADirectoryFloodedWithNamesIsBounded) {
+  for (int r : {2, 0, 1}) dump(r);
+  for (int r = 100; r < 20100; ++r) {
+    auto path = dumps / ("rank_" + std::to_string(r));
+    testing::write_file(path, "");
+  }
+  FlightRecorderGather g = gather(std::nullopt, 3);
+  EXPECT_EQ(rels(g),
+            (std::vector<std::string>{"nodes/n1/flight_recorder/0", "nodes/n1/flight_recorder/1",
+                                      "nodes/n1/flight_recorder/2"}));
+  EXPECT_EQ(g.coverage->status_text(), "partial") << g.coverage->detail;
+  EXPECT_NE(g.coverage->detail.find("higher ranks over flight_recorder_max_files not looked at"),
+            std::string::npos)
+      << g.coverage->detail;
+  EXPECT_LT(g.coverage->detail.size(), 2000u);
+}
+
 // A cut pickle keeps its oldest entries and loses the newest, where a hang
 // shows: a dump over the limit is skipped whole and said so.
 TEST_F(FlightRecorderFiles, AnOversizeDumpIsSkippedNotCut) {
