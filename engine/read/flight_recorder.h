@@ -1,5 +1,5 @@
 // A PyTorch flight-recorder dump (nodes/<node>/flight_recorder/<global-rank>,
-// docs: /work/hang-contract.md's incident layout): the pickle ProcessGroupNCCL
+// docs/spec/incident.md): the pickle ProcessGroupNCCL
 // writes when a collective times out (TORCH_NCCL_TRACE_BUFFER_SIZE > 0,
 // TORCH_NCCL_DUMP_ON_TIMEOUT), read into the engine's model without executing
 // anything (engine/read/pickle_value.h).
