@@ -30,6 +30,10 @@ test_packages=(
   # ASan/UBSan/libFuzzer runtimes (libclang_rt.*, only recommended by clang-14,
   # and this script installs no recommends) and llvm-symbolizer for stack traces.
   clang libclang-rt-14-dev llvm
+  # scripts/ccache.sh: every build of test.sh through ccache (cache outside the
+  # clone); mold links the instrumented test binaries; stress-ng loads the
+  # cores for scripts/test-under-load.sh
+  ccache mold stress-ng
 )
 packages=("${build_packages[@]}")
 [ "${1:-}" = --build-only ] || packages+=("${test_packages[@]}")

@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
-# Builds the unit and component tests with AddressSanitizer and
-# UndefinedBehaviorSanitizer in a separate build directory and runs them with
-# ctest. The default build (build/) is not touched.
+# Builds tests with AddressSanitizer and UndefinedBehaviorSanitizer in a
+# separate build directory and runs them with ctest. The default build
+# (build/) is not touched.
 #
-#   scripts/sanitize.sh [BUILD_DIR=build-asan] [TARGET...]
+#   scripts/sanitize.sh [--build-only|--test-only] [BUILD_DIR=build-asan] [TARGET...|all]
 #
-# Without TARGET it builds everything (all test binaries and the programs and
-# plugin they run); with TARGETs only those, e.g. `scripts/sanitize.sh build-asan
-# ff_unit_tests ff_behaviour_tests` for the engine alone, and ctest then runs
-# the tests of what was built. Test binaries: ff_unit_tests ff_behaviour_tests
-# ff_store_tests ff_store_cli_tests ff_agent_unit_tests ff_agent_http_tests
-# ff_collector_tests ff_collector_munge_tests ff_spank_tests ff_spank_plugin_tests.
+# Without TARGET (or with the TARGET `default`) it builds what the sanitizers protect (FF_SANITIZE_TARGETS
+# below): the parsers and the engine (unit and behaviour tests over every
+# example), the agent's intake (its unit and HTTP tests: uploads, limits,
+# credentials, path tricks), the collector, which reads user files as root, and
+# the plugin's parts that run inside slurmstepd; the fuzz targets (fuzz/run.sh)
+# cover the parsers besides. The store, the central sources, the spec check and
+# the fake Slurm host read no hostile input of their own and run under ctest
+# in build/ only. `all` builds every target; TARGETs only those, e.g.
+# `scripts/sanitize.sh build-asan ff_unit_tests ff_behaviour_tests` for the
+# engine alone. ctest then runs the tests of what was built.
+# --build-only builds and stops (scripts/test.sh builds in the background
+# while the ordinary tests run); --test-only runs ctest on what is built.
 # Excluded: labels slurm and packaging (they need the test cluster or package
 # tools). The munge-backed tests need munged running (tests/slurm/cluster.sh munge).
 # FF_SANITIZE_FUZZ=1 configures with -DFIRSTFAULT_FUZZ=ON instead (the same
@@ -20,9 +26,12 @@
 # Environment: CXX (default clang++), JOBS (default nproc), BUILD_TYPE
 # (default RelWithDebInfo, here -O1 -gline-tables-only: what the
 # sanitizers' documentation recommends, and stack traces with file and line,
-# at about two thirds of the compile time of -O2 -g).
+# at about two thirds of the compile time of -O2 -g). Links with mold when it
+# is installed (the instrumented test binaries are the largest links).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+step=all
+case ${1:-} in --build-only) step=build; shift ;; --test-only) step=test; shift ;; esac
 BUILD_DIR=${1:-build-asan}
 shift || true
 CXX=${CXX:-clang++}
@@ -30,30 +39,45 @@ JOBS=${JOBS:-$(nproc)}
 BUILD_TYPE=${BUILD_TYPE:-RelWithDebInfo}
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 
+FF_SANITIZE_TARGETS=(ff_unit_tests ff_behaviour_tests ff_agent_unit_tests ff_agent_http_tests
+  ff_collector_tests ff_collector_munge_tests ff_spank_tests)
 TARGETS=("$@")
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(default)
+expanded=()
+for t in "${TARGETS[@]}"; do
+  if [ "$t" = default ]; then expanded+=("${FF_SANITIZE_TARGETS[@]}"); else expanded+=("$t"); fi
+done
+TARGETS=("${expanded[@]}")
+[ "${TARGETS[*]}" != all ] || TARGETS=()
+LINK=""
+command -v mold >/dev/null && LINK=" -fuse-ld=mold"
 
-FLAGS=("-DCMAKE_CXX_FLAGS=$SAN" "-DCMAKE_EXE_LINKER_FLAGS=$SAN" "-DCMAKE_SHARED_LINKER_FLAGS=$SAN"
-  "-DCMAKE_MODULE_LINKER_FLAGS=$SAN" -DFIRSTFAULT_FUZZ=OFF)
+FLAGS=("-DCMAKE_CXX_FLAGS=$SAN" "-DCMAKE_EXE_LINKER_FLAGS=$SAN$LINK" "-DCMAKE_SHARED_LINKER_FLAGS=$SAN$LINK"
+  "-DCMAKE_MODULE_LINKER_FLAGS=$SAN$LINK" -DFIRSTFAULT_FUZZ=OFF)
 if [ "${FF_SANITIZE_FUZZ:-0}" = 1 ]; then
-  FLAGS=(-DCMAKE_CXX_FLAGS= -DCMAKE_EXE_LINKER_FLAGS= -DCMAKE_SHARED_LINKER_FLAGS=
-    -DCMAKE_MODULE_LINKER_FLAGS= -DFIRSTFAULT_FUZZ=ON)
+  FLAGS=(-DCMAKE_CXX_FLAGS= "-DCMAKE_EXE_LINKER_FLAGS=$LINK" "-DCMAKE_SHARED_LINKER_FLAGS=$LINK"
+    "-DCMAKE_MODULE_LINKER_FLAGS=$LINK" -DFIRSTFAULT_FUZZ=ON)
 fi
-cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_CXX_COMPILER="$CXX" -DCMAKE_BUILD_TYPE="$BUILD_TYPE" \
-  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only -DNDEBUG" \
-  -DFIRSTFAULT_BUILD_TESTS=ON "${FLAGS[@]}" >/dev/null
+if [ $step != test ]; then
+  cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_CXX_COMPILER="$CXX" -DCMAKE_BUILD_TYPE="$BUILD_TYPE" \
+    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only -DNDEBUG" \
+    -DFIRSTFAULT_BUILD_TESTS=ON "${FLAGS[@]}" >/dev/null
 
-# Without TARGETs: everything (the tests also run firstfault, firstfault-collect,
-# firstfault-epilog and the SPANK plugin). With TARGETs: only those.
-if [ ${#TARGETS[@]} -eq 0 ]; then
-  cmake --build "$BUILD_DIR" -j "$JOBS"
-else
-  available=$(cmake --build "$BUILD_DIR" --target help)
-  build=()
-  for t in "${TARGETS[@]}"; do
-    if grep -q "^$t:" <<<"$available"; then build+=("$t"); else echo "sanitize: no target $t here, skipped"; fi
-  done
-  cmake --build "$BUILD_DIR" -j "$JOBS" --target "${build[@]}"
+  # `all`: everything (the tests also run firstfault, firstfault-collect,
+  # firstfault-epilog and the SPANK plugin). Otherwise only TARGETS, and what
+  # they depend on.
+  if [ ${#TARGETS[@]} -eq 0 ]; then
+    cmake --build "$BUILD_DIR" -j "$JOBS"
+  else
+    available=$(cmake --build "$BUILD_DIR" --target help)
+    build=()
+    for t in "${TARGETS[@]}"; do
+      if grep -q "^$t:" <<<"$available"; then build+=("$t"); else echo "sanitize: no target $t here, skipped"; fi
+    done
+    cmake --build "$BUILD_DIR" -j "$JOBS" --target "${build[@]}"
+  fi
 fi
+[ $step != build ] || exit 0
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}

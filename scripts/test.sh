@@ -8,12 +8,17 @@
 #      Epilog and collector from /usr/libexec/firstfault, agent from its
 #      unit's command line); then the packages are removed again.
 #   3. The project's scorer on the bundled examples.
-#   4. Hardening: the unit and component tests again under ASan and
-#      UBSan (scripts/sanitize.sh, clang), then a fuzz smoke run of every
-#      libFuzzer target (fuzz/run.sh, FF_FUZZ_SECONDS per target, default
-#      10), both in build-hardening/. A sanitizer report, a failed test or a
-#      fuzz finding fails the run. FF_SKIP_HARDENING=1 skips this step (quick
-#      local runs; CI runs it).
+#   4. Hardening: the tests of what the sanitizers protect (parsers, engine,
+#      agent intake, collector, plugin parts: scripts/sanitize.sh) again under
+#      ASan and UBSan (clang), then a fuzz smoke run of every libFuzzer target
+#      (fuzz/run.sh, FF_FUZZ_SECONDS per target, default 10, two at a time),
+#      both in build-hardening/. Its build starts in the background at the
+#      lowest CPU priority as soon as build/ is done, so it compiles while
+#      the tests of step 1 wait for Slurm; its log is build-hardening/background-build.log.
+#      A sanitizer report, a failed test or a fuzz finding fails the run.
+#      FF_SKIP_HARDENING=1 skips this step (quick local runs; CI runs it).
+# Every build compiles through ccache (scripts/ccache.sh), its cache outside
+# the clone: a machine that has run this before rebuilds from it.
 #   0. The format check (scripts/check-format.sh) comes first: it takes seconds.
 # At the end (or at the failure) it prints how long each stage took.
 set -euo pipefail
@@ -46,13 +51,36 @@ print_stage_times() {
   done
   printf 'test.sh:   %6ss  total\n' "$SECONDS"
 }
-trap print_stage_times EXIT
+hardening_pid=""
+stop_hardening_build() {
+  if [ -n "$hardening_pid" ]; then kill -- "-$hardening_pid" 2>/dev/null || kill "$hardening_pid" 2>/dev/null || true; fi
+}
+trap 'stop_hardening_build; print_stage_times' EXIT
 
 begin_stage "Debian packages, format check (clang-format)"
 scripts/install-deps.sh
 scripts/check-format.sh
+. scripts/ccache.sh
+command -v ccache >/dev/null && ccache --zero-stats >/dev/null
 begin_stage "build"
 scripts/build.sh
+
+# The hardening build, in the background at nice 19: it takes only the CPU the
+# tests leave (set -m: its own process group, so the trap stops all of it).
+if [ "${FF_SKIP_HARDENING:-0}" != 1 ]; then
+  mkdir -p build-hardening
+  set -m
+  (
+    start=$SECONDS
+    # One build for both: the fuzz configuration instruments every library
+    # with the same sanitizers, so the fuzz targets share the tests' objects.
+    # shellcheck disable=SC2046
+    FF_SANITIZE_FUZZ=1 nice -n 19 scripts/sanitize.sh --build-only build-hardening default $(fuzz/run.sh --list)
+    echo "test.sh: hardening build took $((SECONDS - start))s in the background"
+  ) >build-hardening/background-build.log 2>&1 &
+  hardening_pid=$!
+  set +m
+fi
 begin_stage "ctest (unit, behaviour, component, Slurm end to end, packaging)"
 ctest --test-dir build --output-on-failure -j"$(nproc)"
 
@@ -63,11 +91,11 @@ if [ "$(id -u)" -eq 0 ] && [ -f "${debs[0]}" ] && [ -f "${debs[1]}" ]; then
   else
     begin_stage "installed packages, Slurm end to end"
     remove_packages() { dpkg -r firstfault-node firstfault-agent >/dev/null 2>&1 || true; }
-    trap 'remove_packages; print_stage_times' EXIT
+    trap 'remove_packages; stop_hardening_build; print_stage_times' EXIT
     dpkg -i "${debs[@]}" >/dev/null
     FF_E2E_DEPLOY=--installed ctest --test-dir build --output-on-failure -L installed
     remove_packages
-    trap print_stage_times EXIT
+    trap 'stop_hardening_build; print_stage_times' EXIT
   fi
 fi
 
@@ -83,10 +111,17 @@ if [ "${FF_SKIP_HARDENING:-0}" = 1 ]; then
   echo "test.sh: FF_SKIP_HARDENING=1: sanitizer and fuzz smoke runs skipped"
 else
   if [ "$(id -u)" -eq 0 ]; then tests/slurm/cluster.sh munge; fi
-  # One build for both: the fuzz configuration instruments every library
-  # with the same sanitizers, so the fuzz run compiles only its targets.
-  begin_stage "sanitizers (ASan, UBSan)"
-  FF_SANITIZE_FUZZ=1 scripts/sanitize.sh build-hardening
+  begin_stage "sanitizers (ASan, UBSan): rest of the build, then the tests"
+  if ! wait "$hardening_pid"; then
+    hardening_pid=""
+    tail -n 60 build-hardening/background-build.log
+    echo "test.sh: the hardening build failed (build-hardening/background-build.log)"
+    exit 1
+  fi
+  hardening_pid=""
+  tail -n 1 build-hardening/background-build.log
+  FF_SANITIZE_FUZZ=1 scripts/sanitize.sh --test-only build-hardening
   begin_stage "fuzz smoke run"
   fuzz/run.sh "${FF_FUZZ_SECONDS:-10}" build-hardening
 fi
+if command -v ccache >/dev/null; then ccache --show-stats | grep -E 'Hits|Misses|Cache size' || true; fi
